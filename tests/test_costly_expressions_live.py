@@ -171,3 +171,33 @@ def test_costly_concurrency_limits_keep_their_job_waiting_and_no_other(cell, wor
     assert time.monotonic() - began < 5
     assert statuses(cell, f"{costly}.0") == {f"{costly}.0": 1}
     stop_promptly(cell)
+
+
+def test_one_users_costly_periodic_expressions_take_a_share_of_a_pass_not_all_of_it(cell, workdir, users):
+    """Periodic expressions that cost much (a string doubled to a megabyte and searched as a
+    list of 131,072 items) on many jobs of one user: each is over an evaluation's budget
+    (ERROR, and left alone), and one user's expressions take at most their share of a
+    pass (test_daemon_tick), so another user's request is answered at once and another
+    user's cheap periodic hold still holds."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("PERIODIC_EXPR_INTERVAL = 1\n")
+    alice, bob = users[0], users[1]
+    home = os.path.expanduser(f"~{alice}")
+    doubling = '+A0 = "a,b,c,d,e,f,g,h,"\n' + "".join(f"+A{i} = strcat(A{i - 1}, A{i - 1})\n" for i in range(1, 18))
+    submit(cell, "executable = /bin/true\nrequirements = False\n" + doubling
+           + 'periodic_hold = stringListMember(strcat("zz", MY.ProcId), A17)\n'
+           + 'periodic_remove = stringListMember(strcat("zy", MY.ProcId), A17)\nqueue 30\n',
+           cwd=home, user=alice, name="costly.sub")
+    messages = os.path.join(cell.root, "spool", "messages")
+    wait_for(lambda: "periodic expressions cost more than an evaluation may" in open(messages).read(), timeout=60)
+    bob_home = os.path.expanduser(f"~{bob}")
+    began = time.monotonic()
+    cheap = submit(cell, "executable = /bin/true\nrequirements = False\nperiodic_hold = True\nqueue\n",
+                   cwd=bob_home, user=bob, name="cheap.sub")
+    wait_for(lambda: statuses(cell, f"{cheap}.0", user=bob).get(f"{cheap}.0") == 5, timeout=30)
+    took = time.monotonic() - began
+    answered = time.monotonic()
+    removed = cell.run("condor_rm", str(cheap), user=bob)
+    assert removed.returncode == 0, removed.stderr
+    assert time.monotonic() - answered < 8 and took < 15, (took, time.monotonic() - answered)
+    cell.run("condor_rm", "-all", user=alice)

@@ -500,3 +500,28 @@ def test_the_execute_event_of_a_job_that_copies_its_input_waits_for_the_files_al
         assert events() == [0, 40, 40, 1]
     finally:
         again.close()
+
+
+def test_one_users_periodic_expressions_take_their_share_of_a_pass_and_the_rest_go_first_next(ticking,
+                                                                                                monkeypatch):
+    """Once one user's periodic expressions took PERIODIC_OWNER_SECONDS of an evaluation of
+    them all, that user's other jobs wait for the next one, which looks at them first."""
+    import time
+    from gridtools.daemon import condorjob
+    from gridtools.model.job import TaskState
+    cell, daemon, _fake = ticking
+    text = "executable = /bin/true\nrequirements = False\nperiodic_hold = True\nqueue\n"
+    first = _condor_submit(cell, daemon, "a.sub", text)
+    second = _condor_submit(cell, daemon, "b.sub", text)
+    daemon.tick()
+    state = daemon.state
+
+    def held(cluster):
+        job = state.jobs[cluster]
+        return bool(job.hold or job.task(1).hold) and job.state_of(1) is not TaskState.FINISHED
+    assert not held(first) and not held(second)         # (no evaluation of them yet)
+    monkeypatch.setattr(condorjob, "PERIODIC_OWNER_SECONDS", 0.0)      # (a share spent by one job)
+    condorjob.periodic(state, daemon.dispatcher, time.time())
+    assert held(first) and not held(second) and state.periodic_waiting == {second}
+    condorjob.periodic(state, daemon.dispatcher, time.time())
+    assert held(second) and state.periodic_waiting == {first}      # (the first one's turn comes next)

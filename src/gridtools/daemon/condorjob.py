@@ -1060,36 +1060,69 @@ def periodic(state, dispatcher, now):
     """Evaluate the periodic expressions of every live task of the jobs that have them
     and carry out what they decide; returns the number of tasks changed. A job whose
     expressions went over the evaluation budget (classad(5), COST: ERROR, which never
-    fires) is left alone until it changes, rather than evaluated again and again."""
+    fires) is left alone until it changes, rather than evaluated again and again. One
+    user's expressions take at most PERIODIC_OWNER_SECONDS of a pass: that user's other
+    jobs wait for the next pass, which looks at them first, so that no user's costly
+    expressions hold the daemon up for everybody."""
+    changed = 0
+    system = system_policy(state)
+    spent, waiting = {}, set()         # (owner -> seconds this pass; the jobs left for the next)
+    before = getattr(state, "periodic_waiting", None) or set()
+    jobs = list(state.jobs.values())
+    if before:                          # (those a pass left out are looked at first)
+        jobs.sort(key=lambda j: j.id not in before)
+    for job in jobs:
+        owner = job.spec.get("owner")
+        if spent.get(owner, 0.0) > PERIODIC_OWNER_SECONDS:
+            if not job.is_finished() and (system or _has_periodic(job)):
+                waiting.add(job.id)
+            continue
+        began = time.monotonic()
+        changed += _periodic_job(state, dispatcher, job, now, system)
+        spent[owner] = spent.get(owner, 0.0) + time.monotonic() - began
+    if waiting and not before:
+        state.log(f"W|periodic expressions of {len(waiting)} jobs wait for the next evaluation: "
+                  "their owners' expressions cost more than a pass gives one user")
+    state.periodic_waiting = waiting
+    return changed
+
+
+#: the seconds one user's periodic expressions may take in one evaluation of them all
+#: (each evaluation has its own budget too: classad(5), COST); that user's other jobs wait
+#: for the next one (and go first then)
+PERIODIC_OWNER_SECONDS = 0.5
+
+
+def _periodic_job(state, dispatcher, job, now, system):
+    """The periodic evaluation of one job's live tasks (and its cron window); the number
+    of tasks changed."""
     from gridtools.classad.budget import over_budget
     from gridtools.daemon import condorpolicy
     from gridtools.model.job import TaskState
     changed = 0
-    system = system_policy(state)
-    for job in list(state.jobs.values()):
-        if not job.is_finished() and _cron(job) is not None and schedule_crons(state, job, now):
-            changed += 1                # (a window that closed unmatched: the next time)
-        if job.is_finished() or not (system or _has_periodic(job)) \
-                or job.cache.get("periodic_too_costly") == job.version:
+    if not job.is_finished() and _cron(job) is not None and schedule_crons(state, job, now):
+        changed += 1                    # (a window that closed unmatched: the next time)
+    if job.is_finished() or not (system or _has_periodic(job)) \
+            or job.cache.get("periodic_too_costly") == job.version:
+        return changed
+    for number in job.made():
+        if job.state_of(number) is TaskState.FINISHED:
             continue
-        for number in job.made():
-            if job.state_of(number) is TaskState.FINISHED:
-                continue
-            over = over_budget()
-            ad = proc_ad(job, number)
-            if "AllowedExecuteDuration" in ad and job.state_of(number) is TaskState.RUNNING:
-                began = note_executing(state, job, job.tasks.get(number))
-                if began is not None:
-                    ad["JobCurrentStartExecutingDate"] = began
-            decision = condorpolicy.periodic(ad, now, system)
-            costly = over_budget() != over
-            if decision is not None and _carry_out(state, dispatcher, job, number, decision, now):
-                changed += 1
-            if costly:
-                job.cache["periodic_too_costly"] = job.version
-                state.log(f"W|job {job.id}: its periodic expressions cost more than an evaluation may; "
-                          "they are not evaluated again until the job changes")
-                break
+        over = over_budget()
+        ad = proc_ad(job, number)
+        if "AllowedExecuteDuration" in ad and job.state_of(number) is TaskState.RUNNING:
+            began = note_executing(state, job, job.tasks.get(number))
+            if began is not None:
+                ad["JobCurrentStartExecutingDate"] = began
+        decision = condorpolicy.periodic(ad, now, system)
+        costly = over_budget() != over
+        if decision is not None and _carry_out(state, dispatcher, job, number, decision, now):
+            changed += 1
+        if costly:
+            job.cache["periodic_too_costly"] = job.version
+            state.log(f"W|job {job.id}: its periodic expressions cost more than an evaluation may; "
+                      "they are not evaluated again until the job changes")
+            break
     return changed
 
 
