@@ -114,3 +114,16 @@ def test_a_daemon_armed_with_crash_points_is_not_started_again(cell, workdir):
     assert "it had crash points armed (GRIDTOOLS_CRASH_AT): not started again" in _messages(cell)
     assert cell.run("gridtools", "daemon", "status").returncode == 1
     assert not os.path.exists(os.path.join(workdir, "mail.txt"))
+
+
+def test_daemon_stop_returns_once_the_master_has_left_too(cell):
+    """Nothing of the daemon is left when ``gridtools daemon stop`` says it stopped: its
+    master has left and taken its pid file away (a copy of the spool made right then
+    meets no file that vanishes under it)."""
+    for _ in range(3):
+        master = _pid(cell, "daemon.master")
+        assert master and _alive(master)
+        stopped = cell.run("gridtools", "daemon", "stop")
+        assert stopped.stdout == "daemon stopped\n"
+        assert not _alive(master) and not os.path.exists(os.path.join(cell.root, "spool", "daemon.master"))
+        cell.start_daemon()

@@ -253,12 +253,14 @@ def stop_master(wait=10.0):
 
 def stop(wait=10.0):
     """Ask the daemon to stop (SIGTERM) and wait until it released its lock (one that is
-    starting itself again is waited for first); True once it did, or when none runs.
+    starting itself again is waited for first), and until its master left too; True once
+    they did, or when none runs.
     One look that finds the lock free tells: another command's look at the lock holds
     it for a moment too (``is_locked``), so a look that finds it held may be theirs."""
     if not running() and not coming_back(wait):
         return True
     end = time.time() + wait
+    master = master_pid()               # (it leaves once its daemon stopped as asked)
     target = pid()
     # still starting: its pid file comes when it is ready (a look of another command at the
     # lock may have been taken for the daemon: one that starts itself again is waited for)
@@ -272,6 +274,8 @@ def stop(wait=10.0):
             pass
     while time.time() < end:
         if not running():
+            while master and alive(master) and time.time() < end:
+                time.sleep(0.02)        # (and its pid file with it: nothing of the daemon is left)
             return True
         time.sleep(0.02)
     return False
