@@ -131,3 +131,20 @@ def test_qstat_says_the_status_is_stale_and_drops_jobs_gone_from_the_spool(cell,
     cell.start_daemon()
     proc = cell.run("qstat")
     assert proc.stderr == ""
+
+
+def test_no_folder_of_a_removed_spool_is_made_again(tmp_path, monkeypatch):
+    """A daemon whose cell was removed under it may still be writing: the folders it would
+    make in its spool are not made (nor the cell with them), so that a new cell can be
+    made in the same place at once."""
+    import pytest
+    from gridtools import cell as cellmod
+    from gridtools.spool import files
+    root = tmp_path / "gone"
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(root))
+    with pytest.raises(FileNotFoundError):
+        files.makedirs(cellmod.spool("status"), 0o755)
+    assert not root.exists()
+    files.makedirs(cellmod.spool(), 0o755)            # (the spool itself: as gridtools init makes it)
+    files.makedirs(cellmod.spool("status"), 0o755)
+    assert (root / "spool" / "status").is_dir()

@@ -260,9 +260,15 @@ def is_locked(path):
 
 
 def makedirs(path, mode=0o755):
-    """Create ``path`` and parents with ``mode`` (not masked by the umask)."""
+    """Create ``path`` and parents with ``mode`` (not masked by the umask). A folder in
+    the cell's spool is made only while the spool is there (FileNotFoundError else): a
+    daemon whose cell was removed under it never makes the cell again, in part."""
     if not ospaths.isdir(path):
         import os
+        from gridtools import cell
+        spool = cell.spool()
+        if path.startswith(spool + "/") and not ospaths.isdir(spool):
+            raise FileNotFoundError(2, "the cell's spool is gone", spool)
         os.makedirs(path, exist_ok=True)
         posix.chmod(path, mode)
 
