@@ -181,8 +181,11 @@ class Background:
                 pass
 
     def fd(self):
-        """What the loop waits on while a verification runs (None: none runs)."""
-        return self.rfd
+        """What the loop waits on while a verification runs (None when none runs: one
+        that ended waits for its request's next intake, which the wake-up brings, or
+        for the next verification, which lets it go; a descriptor that stayed readable
+        would keep the loop from resting)."""
+        return self.rfd if self.busy() else None
 
     def _reset(self):
         for fd in (self.rfd, self.wfd):

@@ -66,8 +66,12 @@ def _header(line, header):
 
 def read_ads(path, header=None, form="auto"):
     """The ads of the file ``path`` in their order (``form``: as ``form_of`` names it)."""
+    return ads_of_text(_text(path), header, form)
+
+
+def ads_of_text(text, header=None, form="auto"):
+    """The ads of a file's ``text`` in their order (``form``: as ``form_of`` names it)."""
     header = header if header is not None else Header()
-    text = _text(path)
     if form == "auto":
         form = detect(text)
     if form in ("json", "jsonl"):

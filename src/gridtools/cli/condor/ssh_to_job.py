@@ -120,23 +120,25 @@ def _job_id(text):
 # ---------------------------------------------------------------- the job
 
 def _find(cluster, proc):
-    """The job's Proc (None when the queue has no such proc)."""
+    """(the job's Proc, or None when the queue has no such proc; the status it was read from)."""
     from gridtools.cli.condor import queue
     from gridtools.cli.status import load
-    for found in queue.procs(load(), {cluster}):
+    snap = load()
+    for found in queue.procs(snap, {cluster}):
         if found.proc == proc:
-            return found
-    return None
+            return found, snap
+    return None, snap
 
 
-def _wait_running(opts, prog):
-    """The running Proc of the job; GridError in the schedd's words when it is not (after
+def _wait_running(opts):
+    """(the running Proc of the job, (its process's pid, environment), whether it is an
+    interactive job); GridError in the schedd's words when it is not running (after
     waiting for it with -auto-retry)."""
     from gridtools.cli.condor import queue
     cluster, proc = opts.job
     said = False
     while True:
-        found = _find(cluster, proc)
+        found, snap = _find(cluster, proc)
         if found is None:
             raise GridError(f"No such job: {cluster}.{proc}", 1)
         user = queue.me()
@@ -148,7 +150,7 @@ def _wait_running(opts, prog):
         if found.status == queue.RUNNING:
             process = _job_process(found)
             if process is not None:
-                return found, process
+                return found, process, _interactive(found, snap)
         elif found.status not in (queue.IDLE, queue.SUSPENDED):
             raise GridError(f"Job {cluster}.{proc} is not running.", 1)
         if not opts.auto_retry:
@@ -219,8 +221,8 @@ def main(argv, prog="condor_ssh_to_job"):
             if not known_schedd(opts.schedd):
                 raise GridError(f"No such schedd named {opts.schedd} in local pool", 1)
         _arm(opts)
-        found, (pid, env) = _wait_running(opts, prog)
-        return _session(opts, found, pid, env)
+        found, (pid, env), interactive = _wait_running(opts)
+        return _session(opts, found, pid, env, interactive)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
@@ -257,7 +259,7 @@ def _remove(job):
         sys.stderr.write(f"{exc}\n")
 
 
-def _session(opts, found, pid, env):
+def _session(opts, found, pid, env, interactive):
     """Run the shell (or the command) beside the job; its exit status."""
     import pwd
     started = int(env.pop(_STARTED))
@@ -269,7 +271,6 @@ def _session(opts, found, pid, env):
             decoded[name] = os.environ[name]
     slot = found.host or decoded.get("_CONDOR_SLOT", "")
     decoded.update(_CONDOR_JOB_PIDS=str(pid), _CONDOR_SLOT_NAME=slot)
-    interactive = _interactive(found)
     marker = os.path.join(scratch, SESSION_DIR) if scratch else None
     sys.stdout.flush()
     sys.stderr.flush()
@@ -370,11 +371,9 @@ def _wait(child):
     return os.WEXITSTATUS(status)
 
 
-def _interactive(found):
+def _interactive(found, snap):
     """True for a job submitted with condor_submit -interactive (InteractiveJob)."""
     from gridtools.cli.condor import queue
-    from gridtools.cli.status import load
-    snap = load()
     source = queue.AdSource(snap, queue.me())
     try:
         return source.ad(found).eval("InteractiveJob") is True

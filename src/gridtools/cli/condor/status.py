@@ -283,10 +283,10 @@ def _target_ad(path):
             text = fh.read()
     except OSError as exc:
         raise GridError(f"Cannot open file {path}: errno: {exc.errno}", 1) from None
-    from gridtools.cli.condor.qjobads import read_ads
+    from gridtools.cli.condor.qjobads import ads_of_text
     from gridtools.classad import ClassAd
     try:
-        found = read_ads(path, form="long") if text.strip() else []
+        found = ads_of_text(text, form="long")
     except Exception:  # noqa: BLE001 - a file that holds no ad: an empty target, as HTCondor reads it
         found = []
     return adformat.full(found[0]) if found else ClassAd()

@@ -74,7 +74,7 @@ def options():
         "dry_run": None,        # the file -dry-run (or -dump) writes the ads to ("-": stdout)
         "dump": False,          # -dump: the ads are written as the submission's result
         "batch_name": None, "variables": {}, "schedd": None, "help": False,
-        "knobs": {},            # the configuration's knobs a submission reads (submit_knobs)
+        "knobs": None,          # the configuration's knobs a submission reads (submit_knobs)
         "factory": False,       # -factory: every cluster materialized late
         "confirm": False,       # the daemon's answer is waited for (check_requirements)
     }
@@ -144,15 +144,16 @@ def setting(name):
 #: the knobs of this host's configuration a submission reads (``submit_knobs``)
 SUBMIT_KNOBS = ("MAX_JOBS_PER_SUBMISSION", "SUBMIT_FACTORY_JOBS_BY_DEFAULT", "SUBMIT_PREVENT_MULTI_QUEUE",
                 "SUBMIT_REQUIREMENT_NAMES", "JOB_TRANSFORM_NAMES", "MAX_JOBS_PER_OWNER",
-                "MAX_JOBS_SUBMITTED", "INTERACTIVE_SUBMIT_FILE", "INTERACTIVE_SUBMIT_CMD_OVERRIDE",
-                "INTERACTIVE_SUBMIT_ARGS_OVERRIDE") + ADMIN_KNOBS
+                "MAX_JOBS_SUBMITTED") + ADMIN_KNOBS
+#: the knobs condor_submit -interactive reads besides (cli.condor.submit_more)
+INTERACTIVE_KNOBS = ("INTERACTIVE_SUBMIT_FILE", "INTERACTIVE_SUBMIT_CMD_OVERRIDE", "INTERACTIVE_SUBMIT_ARGS_OVERRIDE")
 
 
-def submit_knobs():
-    """The knobs of SUBMIT_KNOBS this host's configuration sets: name -> text. The
+def submit_knobs(wanted=SUBMIT_KNOBS):
+    """The knobs of ``wanted`` this host's configuration sets: name -> text. The
     configuration's language is read only when it may set one of them (one look at its
     file for them all)."""
-    names = access.settable(SUBMIT_KNOBS)
+    names = access.settable(wanted)
     if not names:
         return {}
     from gridtools.cli.condor.machineviews import client_config
@@ -179,7 +180,9 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     desc = parse_submit(text, append=opts["append"], queue_override=opts["queue"], source=source)
     if not desc.queues:
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
-    knobs = opts["knobs"] = submit_knobs()
+    if opts["knobs"] is None:           # (-interactive read them already, with its own)
+        opts["knobs"] = submit_knobs()
+    knobs = opts["knobs"]
     ctx = SubmitContext(cwd=cwd, owner=who["owner"], now=int(now), files=LocalFiles(cwd),
                         environ=None, variables=opts["variables"], filesystem_domain=cell.hostname(),
                         batch_name=unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
@@ -276,7 +279,8 @@ def _submit(opts):
     if opts["schedd"] and not more().known_schedd(opts["schedd"]):
         raise InputError(f"ERROR: Can't find address of schedd {opts['schedd']}")
     if opts.get("interactive"):
-        text, source = more().interactive_text(opts, submit_knobs())
+        opts["knobs"] = submit_knobs(SUBMIT_KNOBS + INTERACTIVE_KNOBS)
+        text, source = more().interactive_text(opts, opts["knobs"])
     else:
         text, source = read_text(opts)
     now = time.time()
