@@ -19,6 +19,7 @@ import contextlib
 import fcntl
 import os
 import pwd
+import re
 import shutil
 import signal
 import stat
@@ -372,6 +373,41 @@ def destroy_cell(c):
     import hashlib
     shutil.rmtree(os.path.join("/tmp", "gridtools." + hashlib.sha256(c.root.encode()).hexdigest()[:16]),
                   ignore_errors=True)
+
+
+#: the output files Grid Engine jobs write to their owner's home when given no path:
+#: NAME.oJOB, NAME.eJOB, NAME.poJOB, NAME.peJOB, with .TASK for an array's tasks
+_JOB_OUTPUT = re.compile(r".+\.p?[oe][0-9]+(\.[0-9]+)?")
+_HOME_BEFORE = {}
+
+
+def pytest_sessionstart(session):
+    """Note what the home of the user running the suite holds (the jobs of root's cells
+    that name no output path write there), once for the whole run: in the process that
+    runs the tests, or the one that leads the test processes of ``pytest -n``."""
+    if hasattr(session.config, "workerinput"):
+        return
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    try:
+        _HOME_BEFORE.update(home=home, names=set(os.listdir(home)), since=time.time())
+    except OSError:
+        pass
+
+
+def pytest_sessionfinish(session):
+    """Remove from that home the job output files the run's jobs left there: those it did
+    not hold at the start, written since (every test process has ended by now)."""
+    if hasattr(session.config, "workerinput") or not _HOME_BEFORE:
+        return
+    home = _HOME_BEFORE["home"]
+    for name in set(os.listdir(home)) - _HOME_BEFORE["names"]:
+        path = os.path.join(home, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if _JOB_OUTPUT.fullmatch(name) and stat.S_ISREG(st.st_mode) and st.st_mtime >= _HOME_BEFORE["since"] - 1:
+            os.unlink(path)
 
 
 @pytest.fixture
