@@ -295,7 +295,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
     from gridtools.formats.condor import jobad, jobattrs
-    from gridtools.daemon import condorjob, condorreq, jobside, machines, master, preen
+    from gridtools.daemon import condorjob, condorreq, confset, jobside, machines, master, preen
     from gridtools.exec import poolplugins
     from gridtools.cli.condor import submit_more
     code = {
@@ -328,6 +328,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         # (read from the configuration as an expression: test_condor_max_running)
         "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
         "PREEN_INTERVAL": preen.DEFAULT_INTERVAL, "PREEN_ADMIN": "$(CONDOR_ADMIN)",
+        "ENABLE_PERSISTENT_CONFIG": confset.PERSISTENT_DEFAULT, "ENABLE_RUNTIME_CONFIG": confset.RUNTIME_DEFAULT,
         **master.DEFAULTS,
     }
     from gridtools.cli.condor import dagman, dagrun

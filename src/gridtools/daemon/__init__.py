@@ -56,6 +56,8 @@
 - ``userprio``  the accountant (user priorities) kept in the spool
 - ``condorsec``   security levels of the HTCondor commands' requests
 - ``condoradmin`` condor_userprio's edits and condor_reconfig
+- ``confset``   condor_config_val -set, -unset, -rset, -runset, and the configuration
+                in use as it is published for condor_config_val's daemon targets
 
 Commands never import this package (``gridtools daemon`` and ``gridtools
 execd`` excepted, which run it): they read the published status and the

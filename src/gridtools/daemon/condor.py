@@ -83,6 +83,7 @@ class Condor:
     def recover(self, state):
         self.facts.log = state.log
         self.conf.refresh(state.log, force=True)
+        self.publish_config(state)
         self.machines.restore(state.log)
         self.priorities.load(state.log, userprio.settings_of(self.conf))
 
@@ -90,11 +91,23 @@ class Condor:
         """Read condor_config again when it changed; True when it did."""
         if not self.conf.refresh(state.log, force=force, now=now):
             return False
+        self.publish_config(state)
         self.priorities.configure(userprio.settings_of(self.conf))
         state.need_schedule = True
         state.need_publish = True
         self.machines.next_wake = now or 0.0
         return True
+
+    def publish_config(self, state):
+        """Publish the configuration just read, for condor_config_val's daemon targets
+        (``spool.daemonconf``); a spool that cannot be written is logged."""
+        from gridtools.daemon import confset, view
+        from gridtools.errors import SpoolError
+        from gridtools.spool import daemonconf
+        try:
+            daemonconf.publish(confset.snapshot(self.conf, view.exec_hosts(state.config), state.started))
+        except SpoolError as exc:
+            state.log(f"E|the configuration in use is not published: {exc}")
 
     def context(self, state, dispatcher, loads, now):
         self.ctx = slotads.Context(state, dispatcher, self.conf, self.facts, self.machines, loads, now)

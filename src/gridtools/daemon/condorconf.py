@@ -17,6 +17,12 @@ them.
 What the daemon derives from it (the negotiator's knobs, the accountant's
 settings, each host's startd policy, the security levels) is cached per
 reading, ``generation`` counts the readings.
+
+Each reading is followed by the settings condor_config_val -set and -rset made
+(``daemon.confset``: persistent ones from PERSISTENT_CONFIG_DIR, then runtime
+ones, as the first reading's ENABLE_PERSISTENT_CONFIG and ENABLE_RUNTIME_CONFIG
+allow); a setting is not one of the files looked at for changes, so it is in
+use from the next reading on, as in HTCondor.
 """
 
 import os
@@ -85,6 +91,8 @@ class CondorConf:
         self._stamp = None
         self._hosts = {}
         self._derived = {}
+        self.dynamic = None         # what the first reading says of settings (confset.Dynamic)
+        self.runtime = {}           # name -> the assignment of each runtime setting (-rset)
 
     def refresh(self, log, force=False, now=None):
         """Read the files again when they changed (or ``force``); True when it did."""
@@ -96,7 +104,7 @@ class CondorConf:
         if not force and self.main is not None and stamp == self._stamp:
             return False
         try:
-            main = _read(config_path())
+            main = self._overlaid(_read(config_path()), log)
         except ConfigError as exc:
             if self.main is not None:
                 log(f"E|condor_config not read, the configuration read before is kept: {exc}")
@@ -115,12 +123,22 @@ class CondorConf:
     def _current_stamp(self):
         return stamp(self.main)
 
+    def _overlaid(self, config, log=None):
+        """``config`` with the settings of condor_config_val -set and -rset defined last
+        (what they are allowed to be is fixed by the first reading)."""
+        from gridtools.daemon import confset
+        if self.dynamic is None:
+            self.dynamic = confset.Dynamic(config)
+            if self.dynamic.problem and log is not None:
+                log(f"E|{self.dynamic.problem}: condor_config_val -set is refused")
+        return confset.overlay(config, self.dynamic, self.runtime, log)
+
     def host(self, name):
         """The configuration as host ``name`` reads it."""
         found = self._hosts.get(name)
         if found is None:
             try:
-                found = _read(config_path(), name)
+                found = self._overlaid(_read(config_path(), name))
             except ConfigError:
                 found = self.main
             self._hosts[name] = found

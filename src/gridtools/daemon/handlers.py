@@ -6,7 +6,8 @@ reply. The request's body has been checked (``formats.reqcheck``) before a
 handler sees it; a kind without an entry here is refused there already.
 """
 
-from gridtools.daemon import alterreq, arreq, condoradmin, condorreq, confreq, hostreq, intake, jobreq, petask, qmodreq
+from gridtools.daemon import (alterreq, arreq, condoradmin, condorreq, confreq, confset, hostreq, intake, jobreq,
+                              petask, qmodreq)
 
 HANDLERS = {
     "submit": intake.submit,
@@ -29,4 +30,5 @@ HANDLERS = {
     "reschedule": condoradmin.reschedule,
     "preen": condoradmin.preen,
     "daemon_ctl": condoradmin.daemon_ctl,
+    "config_set": confset.handle,
 }

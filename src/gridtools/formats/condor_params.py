@@ -125,6 +125,10 @@ DEFAULTS = {
     "MASTER_BACKOFF_CEILING": "3600",
     "MASTER_RECOVER_FACTOR": "300",
     "OBITUARY_LOG_LENGTH": "20",
+    # condor_config_val -set/-unset and -rset/-runset honoured by the daemon (daemon.confset;
+    # PERSISTENT_CONFIG_DIR and the SETTABLE_ATTRS_<LEVEL> lists have no default)
+    "ENABLE_PERSISTENT_CONFIG": "false",
+    "ENABLE_RUNTIME_CONFIG": "false",
     # domains (daemon.hostfacts, the security levels)
     "UID_DOMAIN": "$(FULL_HOSTNAME)",
     "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",

@@ -141,6 +141,10 @@ BODIES = {
     "vacate": {"fast": jc.boolean, "all": jc.boolean, "names": jc.list_of(jc.word, 1000),
                "constraint": jc.optional(jc.line)},
     "checkpoint": {"all": jc.boolean, "names": jc.list_of(jc.word, 1000), "constraint": jc.optional(jc.line)},
+    # condor_config_val -set, -unset, -rset, -runset (the name and text checked by daemon.confset)
+    "config_set": {"mode": jc.one_of("persist", "runtime"),
+                   "subsystem": jc.one_of("MASTER", "SCHEDD", "STARTD", "COLLECTOR", "NEGOTIATOR"),
+                   "name": jc.word, "text": jc.optional(jc.line)},
 }
 
 

@@ -7,6 +7,8 @@
 - ``jobs``      the job store: one directory per job (description, script, state, task results)
 - ``ars``       the advance reservation store: one file per reservation
 - ``status``    the compact status snapshot the daemon publishes for queries, in sections
+- ``daemonconf`` the HTCondor configuration the daemon runs with, as it publishes it, and
+                the persistent settings of condor_config_val -set (PERSISTENT_CONFIG_DIR)
 - ``rows``      the job rows and facts of that snapshot (the read model queries share)
 - ``listing``   its compact job listing: runs of jobs that show alike, in qstat's order,
                 and their rendered qstat lines (what plain qstat, condor_q and qdel read)

@@ -6,6 +6,9 @@
     condor_config_val -summary[:detected]
     condor_config_val -macro TEXT ...
     condor_config_val use CATEGORY[:TEMPLATE[(ARGS)]] ...
+    condor_config_val LOCATION [-v] [-raw] [-evaluate] NAME ... | -dump [PATTERN ...]
+    condor_config_val [LOCATION] -set "NAME = value" ... | -unset NAME ...
+    condor_config_val [LOCATION] -rset "NAME = value" ... | -runset NAME ...
 
 The configuration is read from CONDOR_CONFIG or the cell's etc/condor_config
 and the local files it names (see condor_config(5)); a knob none of them sets
@@ -13,6 +16,11 @@ has its default (``formats.condor_params``). ``use ROLE`` lists the templates of
 category a use statement may name, ``use ROLE:Personal`` prints one, with its
 arguments put in when they are given (``formats.condor_metaknobs``). Options may be
 written with one or two dashes and abbreviated to any unambiguous prefix.
+
+A LOCATION (-master, -schedd, -startd, -collector, -negotiator, -name NAME, -pool
+HOST, -address <ip:port>) asks the cell's daemon instead: its values are those it
+runs with, and the edits change its settings (``cli.condor.config_remote``, which
+this module loads only then).
 """
 
 import sys
@@ -25,6 +33,8 @@ USAGE = """\
 Usage: {prog} [options] NAME ...
        {prog} -config | -dump [PATTERN ...] | -macro TEXT ...
        {prog} use CATEGORY[:TEMPLATE]
+       {prog} <location> [options] NAME ...
+       {prog} [<location>] <edit>
 
 Print the values of configuration macros.
 
@@ -40,21 +50,63 @@ Options:
   -summary[:detected]
                  print every macro the configuration files (or the
                  environment) set to something other than its default, by file
+  -evaluate      with a <location>: evaluate each value as a ClassAd expression
+                 against the daemon's ad and print the result
   -help          print this message
   -version       print the HTCondor version and platform
+
+where <location> is one or more of (the values are those the running daemon
+uses: what it read at its start or at the last condor_reconfig)
+  -master, -schedd, -startd, -collector, -negotiator
+                 the daemon to ask (-master when none is named)
+  -name NAME     the daemon's machine
+  -pool HOST     the central manager (with -name)
+  -address <ip:port>
+                 the daemon's address
+
+where <edit> is one of (sent to the daemon, in use from the next condor_reconfig)
+  -set "NAME = value" ...
+                 set NAME persistently (ENABLE_PERSISTENT_CONFIG)
+  -unset NAME ...
+                 revert NAME's persistent setting
+  -rset "NAME = value" ...
+                 set NAME until the daemon stops (ENABLE_RUNTIME_CONFIG)
+  -runset NAME ...
+                 revert NAME's runtime setting
 
 use CATEGORY lists the templates of a category (ROLE, POLICY, FEATURE, SECURITY);
 use CATEGORY:TEMPLATE prints the statements of a template (with -expand, those
 of the templates its use statements name in their place).
 """
 
-OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "summary", "help", "version")
-#: (-ve and -ver are -verbose, read before -version as HTCondor reads them)
-ALIASES = {"v": "verbose", "ve": "verbose", "ver": "verbose", "h": "help", "?": "help"}
+OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "summary", "help", "version",
+           "master", "schedd", "startd", "collector", "negotiator", "name", "pool", "address",
+           "set", "unset", "rset", "runset", "evaluate")
+#: (-ve and -ver are -verbose, read before -version as HTCondor reads them; -e, -c, -m,
+#: -r and -s stay what they were before the daemon targets and edits came)
+ALIASES = {"v": "verbose", "ve": "verbose", "ver": "verbose", "h": "help", "?": "help",
+           "e": "expand", "c": "config", "co": "config", "m": "macro", "r": "raw", "s": "summary",
+           "n": "name", "addr": "address"}
+#: the daemons a query or an edit may be sent to (``-master`` when only -name, -address
+#: or an edit says one is)
+DAEMONS = ("master", "schedd", "startd", "collector", "negotiator")
+#: the options naming where the daemon is; each takes the next argument
+LOCATIONS = ("name", "pool", "address")
+#: the edits: -set and -rset take assignments, -unset and -runset names
+EDITS = ("set", "unset", "rset", "runset")
 
 
 class _Usage(GridError):
     """A command-line mistake; the message is printed with a hint."""
+
+
+class Said(GridError):
+    """A failure whose message (whole lines) is printed as it is, in HTCondor's words
+    (what it quotes made safe, a line at a time)."""
+
+    def __init__(self, text, exit_code=None):
+        from gridtools.errors import lines
+        super().__init__(lines(*text.rstrip("\n").split("\n")), exit_code)
 
 
 def _option(arg):
@@ -70,25 +122,40 @@ def _option(arg):
     raise _Usage(f"unknown option {arg}" if not matches else f"ambiguous option {arg}")
 
 
-def parse_args(argv):
-    """(set of options, list of words) from the command line."""
+def parse_args(argv, where=None):
+    """(set of options, list of words) from the command line; ``where`` (a dict), when
+    given, receives the daemon named (``daemon``), the edit (``edit``) and the
+    arguments of -name, -pool and -address."""
     options, words = set(), []
-    for i, arg in enumerate(argv):
+    where = {} if where is None else where
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
         if arg == "--":
-            words.extend(argv[i + 1:])
+            words.extend(argv[i:])
             break
-        if arg.startswith("-") and len(arg) > 1 and "macro" not in options:
-            name, colon, extra = arg.partition(":")
-            option = _option(name)
-            if option == "summary" and colon:       # (-summary:detected, as HTCondor's)
-                if any(word and "detected".startswith(word.lower()) and len(word) >= 3
-                       for word in extra.replace(",", ":").split(":")):
-                    options.add("detected")
-            elif colon:
-                raise _Usage(f"unknown option {arg}")
-            options.add(option)
-        else:
+        if not (arg.startswith("-") and len(arg) > 1 and "macro" not in options):
             words.append(arg)
+            continue
+        name, colon, extra = arg.partition(":")
+        option = _option(name)
+        if option == "summary" and colon:       # (-summary:detected, as HTCondor's)
+            if any(word and "detected".startswith(word.lower()) and len(word) >= 3
+                   for word in extra.replace(",", ":").split(":")):
+                options.add("detected")
+        elif colon:
+            raise _Usage(f"unknown option {arg}")
+        if option in LOCATIONS:
+            if i >= len(argv):
+                raise Said(f"-{option} requires an argument\n")
+            where[option] = argv[i]
+            i += 1
+        elif option in DAEMONS:
+            where["daemon"] = option
+        elif option in EDITS:
+            where["edit"] = option
+        options.add(option)
     if "raw" in options and "expand" in options:
         raise _Usage("-raw and -expand cannot be used together")
     return options, words
@@ -279,7 +346,8 @@ def _dump_one(config, definition, name, options, out):
 
 
 def run(argv, out, err):
-    options, words = parse_args(argv)
+    where = {}
+    options, words = parse_args(argv, where)
     if "help" in options:
         out.write(USAGE.format(prog="condor_config_val"))
         return 0
@@ -296,6 +364,10 @@ def run(argv, out, err):
         err.write(warning + "\n")
     if "config" in options:
         show_sources(config, out)
+    if where.keys() & {"daemon", "edit", "name", "address"} or "pool" in where:
+        from gridtools.cli.condor import config_remote
+        return config_remote.run(options, templates_asked(words, err) if "edit" not in where else words,
+                                 where, out, err)
     if "macro" in options:
         for text in words:
             out.write(config.expand(text) + "\n")
@@ -313,6 +385,10 @@ def main(argv, prog="condor_config_val"):
     except _Usage as exc:
         sys.stderr.write(f"{prog}: {exc} (try {prog} -help)\n")
         return 1
+    except Said as exc:
+        sys.stdout.flush()
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
     except GridError as exc:
         sys.stdout.flush()
         sys.stderr.write(f"{prog}: {exc}\n")
