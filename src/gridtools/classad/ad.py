@@ -12,16 +12,17 @@ here: that module costs a command more than building its ads).
 from gridtools.classad.nodes import Literal, to_expr
 from gridtools.classad.values import _CURRENT, ERROR, UNDEFINED, quote_name, unparse_value
 
-#: what evaluating needs (the evaluator's Env, the budget's Run, TooCostly and count of
-#: evaluations over it), bound by the first evaluation (``_load_evaluator``): building,
-#: reading and printing ads load none of it
-_Env = _Run = _TooCostly = _OVER = None
+#: what evaluating needs (the evaluator's Env, the budget's Run, TooCostly, count of
+#: evaluations over it, count of steps taken and steps per chunk), bound by the first
+#: evaluation (``_load_evaluator``): building, reading and printing ads load none of it
+_Env = _Run = _TooCostly = _OVER = _TAKEN = _CHUNK = None
 
 
 def _load_evaluator():
-    global _Env, _Run, _TooCostly, _OVER
+    global _Env, _Run, _TooCostly, _OVER, _TAKEN, _CHUNK
     from gridtools.classad import budget, evaluator
     _Env, _Run, _TooCostly, _OVER = evaluator.Env, budget.Run, budget.TooCostly, budget._OVER
+    _TAKEN, _CHUNK = budget._TAKEN, budget.STEP_CHUNK
 
 
 class ClassAd:
@@ -170,6 +171,7 @@ class ClassAd:
             return ERROR
         finally:
             current[0] = outer
+            _TAKEN[0] += 1 + run.spent + _CHUNK - run.left
 
     def set_expr(self, name, text):
         """Bind ``name`` to the expression parsed from ``text``."""

@@ -12,6 +12,11 @@ evaluation that ran SECONDS is over its budget however few steps it took. Functi
 build no string longer than MAX_STRING characters (ERROR), and regular expressions
 match for REGEX_SECONDS at most in one evaluation (see regexfuncs). An evaluation over
 its budget is ERROR, as is one that runs out of memory or of recursion depth.
+
+The steps every evaluation took are added up for the process (``steps_taken``): a
+caller that compares the count before and after some evaluations knows what they cost
+in steps, which, unlike seconds, are the same on every machine and at every load (the
+scheduler bounds what one owner's matching may take in a pass so: ``sched.evalbudget``).
 """
 
 from gridtools.classad.values import _CURRENT, ERROR
@@ -59,6 +64,7 @@ class Run(set):
         """The steps of the last chunk are spent: raise TooCostly when the budget or
         the time is over, else give the next chunk."""
         self.spent += STEP_CHUNK - self.left
+        self.left = STEP_CHUNK
         if self.spent > STEPS:
             raise TooCostly
         import time
@@ -68,7 +74,6 @@ class Run(set):
             self.memo = {}
         elif now > self.deadline:
             raise TooCostly
-        self.left = STEP_CHUNK
 
 
 #: how many evaluations of this process went over their budget or ran out of memory
@@ -80,6 +85,17 @@ def over_budget():
     so far: a caller that compares it before and after an evaluation knows whether its
     ERROR was one of those (and may leave the expression alone afterwards)."""
     return _OVER[0]
+
+
+#: the steps of every evaluation of this process that ended (see ``steps_taken``)
+_TAKEN = [0]
+
+
+def steps_taken():
+    """The steps the evaluations of this process took so far: each evaluation's, counted
+    when it ends (whether it gave a value or went over its budget), and one more for each
+    (an ordinary evaluation takes none, and is not free)."""
+    return _TAKEN[0]
 
 
 def current_run():

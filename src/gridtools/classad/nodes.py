@@ -22,16 +22,18 @@ from gridtools.classad import values
 from gridtools.classad.values import ERROR, UNDEFINED, Special, quote_name, quote_selected, unparse_value, wrap64
 
 #: what evaluating needs, bound by the first evaluation or compile (``_load_evaluator``):
-#: the evaluator's compile_node and Env, the budget's Run, TooCostly and count of
-#: evaluations over it, ad.as_ad and the ad standing for no ad
-_COMPILE = _Env = _Run = _TooCostly = _OVER = _AS_AD = _NO_AD = None
+#: the evaluator's compile_node and Env, the budget's Run, TooCostly, count of
+#: evaluations over it, count of steps taken and steps per chunk, ad.as_ad and the ad
+#: standing for no ad
+_COMPILE = _Env = _Run = _TooCostly = _OVER = _TAKEN = _CHUNK = _AS_AD = _NO_AD = None
 
 
 def _load_evaluator():
-    global _COMPILE, _Env, _Run, _TooCostly, _OVER, _AS_AD, _NO_AD
+    global _COMPILE, _Env, _Run, _TooCostly, _OVER, _TAKEN, _CHUNK, _AS_AD, _NO_AD
     from gridtools.classad import ad, budget, evaluator
     _COMPILE, _Env, _AS_AD, _NO_AD = evaluator.compile_node, evaluator.Env, ad.as_ad, ad._EMPTY
     _Run, _TooCostly, _OVER = budget.Run, budget.TooCostly, budget._OVER
+    _TAKEN, _CHUNK = budget._TAKEN, budget.STEP_CHUNK
 
 
 class Op:
@@ -137,6 +139,7 @@ class Expr:
             return ERROR
         finally:
             current[0] = outer
+            _TAKEN[0] += 1 + run.spent + _CHUNK - run.left
 
     def compiled(self):
         """The closure evaluating this node (built on first use)."""

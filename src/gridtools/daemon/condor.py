@@ -11,7 +11,10 @@
                (``sched.matchpass``) with the slots and priorities of now,
                taking claimed slots only in a pass NEGOTIATOR_INTERVAL seconds
                after the last that did (HTCondor's cycle; free slots are
-               matched at every pass);
+               matched at every pass); in either order, what one owner's
+               matching takes of a pass is bounded in evaluation steps
+               (``sched.evalbudget``), and the jobs a pass puts off go
+               first in the next;
 - ``follow``   after starts and ends: the slots follow the running tasks,
                their policies are evaluated when due, the negotiator's
                preemptions are carried out, and the accountant is charged;
@@ -31,6 +34,7 @@ from gridtools.daemon.hostfacts import Facts
 from gridtools.daemon.machines import Machines
 from gridtools.errors import ConfigError
 from gridtools.sched import matchpass
+from gridtools.sched.evalbudget import Budget
 from gridtools.sched.cycle import cycle, quick_cycle
 from gridtools.sched.negotiator import NegotiatorConfig, accounting_name
 
@@ -64,6 +68,7 @@ class Condor:
         self.slots_saved = 0.0         # when the slots' states were last written
         self.remote_plugins = {}       # host -> PoolPlugins its execution daemon reported
         self._plugin_rows = {}         # host -> the row it came from
+        self.put_off = ()              # the jobs (procs) whose matching the last pass put off
 
     def plugins_reported(self, host, row):
         """What the pool's plugins offer on ``host`` as its execution daemon reported it
@@ -140,8 +145,11 @@ class Condor:
                                                 concurrency=limits))
         if not matchpass.enabled(snap.config):
             condor_jobs = memo.condor_jobs if memo is not None else True
-            refused, unwanted, by_task, condor_jobs = slotads.refusals(ctx, snap.jobs, condor_jobs)
-            snap = replace(snap, refused=refused, unwanted=unwanted, task_refusals=by_task)
+            budget = Budget.of(snap.config, self.put_off)
+            refused, unwanted, by_task, condor_jobs, put_off = slotads.refusals(ctx, snap.jobs, condor_jobs,
+                                                                                budget)
+            self.put_off = tuple(budget.put_off)
+            snap = replace(snap, refused=refused, unwanted=unwanted, task_refusals=by_task, put_off=put_off)
             decisions = quick_cycle(snap, memo, pending_of) if memo is not None else None
             if decisions is None:
                 decisions = cycle(snap)
@@ -157,8 +165,10 @@ class Condor:
             config = replace(config, consider_preemption=False)
         inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),
                                   self._priorities(state, ctx, snap.jobs), config,
-                                  frozenset(self.machines.preempting()), self.machines.claims())
+                                  frozenset(self.machines.preempting()), self.machines.claims(),
+                                  self.put_off)
         decisions = matchpass.match_pass(snap, inputs)
+        self.put_off = decisions.put_off
         self.negotiated, self.submitters, self.groups = now, decisions.submitters, decisions.groups
         if decisions.preempts:
             self.preempted = now

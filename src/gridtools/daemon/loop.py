@@ -44,6 +44,9 @@ PUBLISH_EVERY = 0.25        # least seconds between two status snapshots (coales
 PUBLISH_SHARE = 0.1         # most share of the time publishing ends and starts may take
 WRITE_RETRY = 1.0           # seconds between retries of what a full or read-only spool refused
 CELL_CHECK = 5.0            # most seconds between two looks whether the cell still exists
+#: seconds from a pass that put off some jobs' matching (an owner's took the evaluation
+#: steps a pass gives one owner: sched.evalbudget) to the next pass, which takes them first
+PUT_OFF_PAUSE = 1.0
 MESSAGES_KEPT = 1000        # log lines kept in memory while spool/messages cannot be written
 LOCK_TRIES = 50             # times a starting daemon tries its lock, 2 ms apart (see _acquire)
 
@@ -471,6 +474,8 @@ class Daemon:
             state.monitor_next = False
         quick = memo if decisions.examined is not None else None
         self.next_event = _next_start_time(snap, now, arreq.next_event(state, now), quick)
+        if state.condor.put_off:
+            self.next_event = min(self.next_event or now + PUT_OFF_PAUSE, now + PUT_OFF_PAUSE)
         state.need_publish = True
         return len(decisions.starts)
 

@@ -37,6 +37,7 @@ from gridtools.classad.nodes import Literal
 from gridtools.classad.budget import over_budget
 from gridtools.daemon import devices, qcontrol, view
 from gridtools.sched import autocluster as acl
+from gridtools.sched.evalbudget import Budget, mark
 from gridtools.sched import negotiator as N
 from gridtools.sched import startd
 
@@ -290,23 +291,29 @@ def free_ad(ctx, host):
     return (free or found or [None])[0]
 
 
-def refusals(ctx, jobs, condor_jobs=True):
-    """(refused, unwanted, task refusals, an HTCondor job is pending) in Grid Engine's
-    order, each job id -> frozenset of hosts, for each job's first pending task: hosts
-    whose START (their free slot's Requirements) refuses the job, and hosts an HTCondor
-    job's own Requirements refuse (the match is symmetric in either order). The task
-    refusals (``Snapshot.task_refusals``) hold the pending procs of a cluster whose
-    stored ads differ that refuse other hosts than its first pending proc. Empty when
-    every host's START is ``True`` and no HTCondor job waits (``condor_jobs`` False:
-    the caller knows none does, and the jobs are not looked at)."""
+def refusals(ctx, jobs, condor_jobs=True, budget=None):
+    """(refused, unwanted, task refusals, an HTCondor job is pending, put off) in Grid
+    Engine's order, each job id -> frozenset of hosts, for each job's first pending
+    task: hosts whose START (their free slot's Requirements) refuses the job, and hosts
+    an HTCondor job's own Requirements refuse (the match is symmetric in either order).
+    The task refusals (``Snapshot.task_refusals``) hold the pending procs of a cluster
+    whose stored ads differ that refuse other hosts than its first pending proc. Empty
+    when every host's START is ``True`` and no HTCondor job waits (``condor_jobs``
+    False: the caller knows none does, and the jobs are not looked at).
+
+    ``budget`` (a ``sched.evalbudget.Budget``) bounds the evaluation steps each owner's
+    jobs take in the pass: once an owner's took them, its other jobs (or procs) are not
+    evaluated, and the last item (``Snapshot.put_off``) names them: job id -> None for a
+    whole job, else the frozenset of the task numbers of its procs put off;
+    ``budget.put_off`` lists them in order (job ids; (job id, task) for procs), for the
+    next pass to take first."""
     hosts = _starting_hosts(ctx)
     if not hosts and not condor_jobs:
-        return {}, {}, {}, False
-    names = {h: tuple(sorted(acl.ad_references(ad, ("requirements",)))) for h, ad in hosts.items()}
-    memo, job_memo, refused, unwanted, frees, by_task = {}, {}, {}, {}, None, {}
-    start_names = frozenset().union(*names.values())
+        return {}, {}, {}, False, {}
+    found = _Refusals(ctx, hosts, budget if budget is not None else Budget(0))
+    budget = found.budget
     condor = False
-    for pending in jobs:
+    for pending in budget.first(jobs, _pending_id):
         job = ctx.state.jobs.get(pending.id)
         if job is None:
             continue
@@ -314,47 +321,81 @@ def refusals(ctx, jobs, condor_jobs=True):
         condor = condor or bool(texts)
         if not pending.tasks or pending.held_all or not (hosts or texts):
             continue                    # a held job is not placed: nothing to leave out for it
-        first = next(iter(pending.tasks))
-        ad = ctx.job_ad(job, first)
-        found = _refusing(job, ad, hosts, names, memo)
+        if budget.spent_out(pending.owner):
+            found.put_off[pending.id] = None
+            budget.put_off.append(pending.id)
+            continue
+        found.job(job, pending, texts)
+    return found.refused, found.unwanted, found.by_task, condor, found.put_off
+
+
+def _pending_id(pending):
+    return pending.id
+
+
+class _Refusals:
+    """What ``refusals`` works out in one pass, and the memos it shares between jobs."""
+
+    def __init__(self, ctx, hosts, budget):
+        self.ctx, self.hosts, self.budget = ctx, hosts, budget
+        self.names = {h: tuple(sorted(acl.ad_references(ad, ("requirements",)))) for h, ad in hosts.items()}
+        self.start_names = frozenset().union(*self.names.values())
+        self.memo, self.job_memo, self.frees = {}, {}, None
+        self.refused, self.unwanted, self.by_task, self.put_off = {}, {}, {}, {}
+
+    def job(self, job, pending, texts):
+        """The refusals of one job's first pending task, and of its procs that differ (the
+        steps of their evaluations counted against the owner's budget)."""
+        ctx, since = self.ctx, mark()
+        ad = ctx.job_ad(job, next(iter(pending.tasks)))
+        found = _refusing(job, ad, self.hosts, self.names, self.memo)
         if found:
-            refused[pending.id] = found
+            self.refused[pending.id] = found
         if texts:
-            frees = _free_ads(ctx) if frees is None else frees
-            mine = _unwanted(job, ad, frees, job_memo, ctx=ctx)
+            if self.frees is None:
+                self.frees = _free_ads(ctx)
+            mine = _unwanted(job, ad, self.frees, self.job_memo, ctx=ctx)
             if mine:
-                unwanted[pending.id] = mine
-            if isinstance(texts, str) or len(texts) > 1:
-                own = _task_refusals(ctx, job, pending, (found, mine), hosts, names, start_names, memo, frees,
-                                     job_memo)
-                if own:
-                    by_task[pending.id] = own
-    return refused, unwanted, by_task, condor
+                self.unwanted[pending.id] = mine
+        self.budget.charge(pending.owner, since)
+        if texts and (isinstance(texts, str) or len(texts) > 1):
+            own = self.tasks(job, pending, (found, mine))
+            if own:
+                self.by_task[pending.id] = own
 
-
-def _task_refusals(ctx, job, pending, first_found, hosts, names, start_names, memo, frees, job_memo):
-    """task -> (refused, unwanted) of the pending procs of a cluster whose stored ads
-    differ (``spec["condor_ad"]`` a list), or whose Requirements or the hosts' START
-    read what differs in every proc (ProcId), that refuse other hosts than the first
-    pending proc (``first_found``). Procs whose ads agree in what the Requirements and
-    the hosts' START read (``_refusal_keys``) share one answer."""
-    keys = _refusal_keys(job, start_names)
-    if not keys:
-        return {}
-    tasks = iter(pending.tasks)
-    first = next(tasks)
-    known = {keys.get(first, ()): first_found}
-    found = {}
-    for number in tasks:
-        key = keys.get(number, ())
-        mine = known.get(key)
-        if mine is None:
-            ad = ctx.job_ad(job, number)
-            mine = known[key] = (_refusing(job, ad, hosts, names, memo),
-                                 _unwanted(job, ad, frees, job_memo, f"requirements_key:{number}", ctx))
-        if mine != first_found:
-            found[number] = mine
-    return found
+    def tasks(self, job, pending, first_found):
+        """task -> (refused, unwanted) of the pending procs of a cluster whose stored ads
+        differ (``spec["condor_ad"]`` a list), or whose Requirements or the hosts' START
+        read what differs in every proc (ProcId), that refuse other hosts than the first
+        pending proc (``first_found``). Procs whose ads agree in what the Requirements
+        and the hosts' START read (``_refusal_keys``) share one answer. Once the owner's
+        budget is spent, the procs that would need an evaluation are put off."""
+        keys = _refusal_keys(job, self.start_names)
+        if not keys:
+            return {}
+        tasks = iter(pending.tasks)
+        first = next(tasks)
+        known = {keys.get(first, ()): first_found}
+        found, budget, owner, later = {}, self.budget, pending.owner, []
+        for number in budget.first(list(tasks), lambda n: (job.id, n)):
+            key = keys.get(number, ())
+            mine = known.get(key)
+            if mine is None:
+                if budget.spent_out(owner):
+                    later.append(number)
+                    budget.put_off.append((job.id, number))
+                    continue
+                since = mark()
+                ad = self.ctx.job_ad(job, number)
+                mine = known[key] = (_refusing(job, ad, self.hosts, self.names, self.memo),
+                                     _unwanted(job, ad, self.frees, self.job_memo, f"requirements_key:{number}",
+                                               self.ctx))
+                budget.charge(owner, since)
+            if mine != first_found:
+                found[number] = mine
+        if later:
+            self.put_off[job.id] = frozenset(later)
+        return found
 
 
 def _refusal_keys(job, start_names):

@@ -37,6 +37,8 @@ The pass (``cycle.cycle``) and its stages
                   keeps backfilled jobs out of reserved resources
 - ``pe_plan``     the earliest time a PE's allocation rule fits (reservations)
 - ``timeline``    future use of resources as step functions (profiles)
+- ``evalbudget``  what one owner's matching may take of a pass, in ClassAd
+                  evaluation steps; the jobs put off go first in the next pass
 
 Beside the pass
 - ``admit``       the slots of a new advance reservation, or why there are none

@@ -25,6 +25,10 @@ that keep the reasons the full pass gave them. Ends and starts alone never
 change such an order, so a stream of short jobs is dispatched without sorting
 the whole pending list again for every free slot.
 
+A job whose matching the daemon put off (``Snapshot.put_off``: its owner's matching
+took the evaluation steps a pass gives one owner, ``sched.evalbudget``) waits with
+that reason; so does each put-off task.
+
 Jobs with equal requests form a *category* (``sched.category``): which queue
 instances could ever serve it is worked out once per pass, and once a job of
 a category found no room, the later jobs of the category share its reasons
@@ -278,7 +282,14 @@ class Pass:
             why = ar_mod.job_problem(snap, job)
             if why is not None:
                 return why
+        if snap.put_off and job.id in snap.put_off and snap.put_off[job.id] is None:
+            return self.put_off(job)
         return self.limit_reached(job)
+
+    def put_off(self, job):
+        """The reason of a job (or task) whose matching this pass put off: its owner's
+        matching took the evaluation steps a pass gives one owner (``sched.evalbudget``)."""
+        return Reason(Why.OWNER_STEPS, (job.owner, self.snap.config.owner_steps))
 
     def limit_reached(self, job):
         running = self.job_running.get(job.id, 0)
@@ -336,6 +347,10 @@ class Pass:
     def task_blocked(self, job, task):
         if task in job.held:
             return Reason(Why.HOLD)
+        if self.snap.put_off:
+            tasks = self.snap.put_off.get(job.id)
+            if tasks and task in tasks:
+                return self.put_off(job)
         for pred in job.ad_predecessors:
             if pred in self.snap.live and ad_waits(task, self.snap.ad_ranges.get(job.id), self.snap.ad_ranges.get(pred),
                                                    self.snap.ad_done.get(pred, frozenset())):

@@ -279,10 +279,22 @@ def sched_params(text):
     return found
 
 
+def _owner_steps(params, default):
+    """sched_conf params OWNER_MATCH_STEPS (``sched.evalbudget``): a whole number, 0 for
+    no limit; ``default`` when unset or not a whole number (qconf refuses those)."""
+    from gridtools.sched.evalbudget import PARAM
+    text = params.get(PARAM)
+    try:
+        return max(0, int(str(text).strip())) if text is not None else default
+    except ValueError:
+        return default
+
+
 def sched_config(conf):
     """The scheduler configuration as a SchedConfig."""
     s = conf.single.get("sched") or {}
     d = SchedConfig()
+    params = sched_params(s.get("params"))
     adjust = s.get("job_load_adjustments") or {}
     gconf = conf.objects["conf"].get("global") or {}
     method = str(s.get("queue_sort_method", "load"))
@@ -299,7 +311,7 @@ def sched_config(conf):
         max_reservation=int(s.get("max_reservation") or 0),
         default_duration=_seconds(s.get("default_duration", "INFINITY"), INFINITY),
         schedule_interval=_seconds(s.get("schedule_interval", "0:0:15"), d.schedule_interval),
-        params=sched_params(s.get("params")))
+        params=params, owner_steps=_owner_steps(params, d.owner_steps))
 
 
 def _adjustments(adjust, conf):

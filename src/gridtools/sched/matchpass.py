@@ -34,8 +34,12 @@ a matched job fits:
    after the last that did (``daemon.condor``); the others are given
    NEGOTIATOR_CONSIDER_PREEMPTION false.
 
-Jobs the negotiator did not match get its reason (``Why.NEGOTIATOR``). Pure:
-job ads come from the ``job_ad(job id, task)`` function in the inputs.
+Jobs the negotiator did not match get its reason (``Why.NEGOTIATOR``). What
+each submitter's matching may take of the pass is bounded in evaluation steps
+(``sched.evalbudget``, sched_conf params OWNER_MATCH_STEPS): the procs it puts
+off wait with ``Why.OWNER_STEPS`` and are named in ``Decisions.put_off``, which
+the caller gives back to the next pass (``Inputs.put_off``) to take them first.
+Pure: job ads come from the ``job_ad(job id, task)`` function in the inputs.
 """
 
 from dataclasses import dataclass, field
@@ -46,6 +50,7 @@ from gridtools.sched import local
 from gridtools.sched import negotiator as N
 from gridtools.sched import pe as pe_stage
 from gridtools.sched import place as place_stage
+from gridtools.sched.evalbudget import Budget
 from gridtools.sched.cycle import Pass
 from gridtools.sched.reasons import Reason, Why, capped
 from gridtools.sched.snapshot import Decisions, Preempt, Start
@@ -71,6 +76,7 @@ class Inputs:
     config: N.NegotiatorConfig = N.NegotiatorConfig()
     waiting: frozenset = frozenset()           # (job id, task) a preemption clears a slot for
     claims: dict = field(default_factory=dict)  # (job id, task) -> the free slot claimed for it
+    put_off: tuple = ()                        # procs the last pass put off (Decisions.put_off)
 
 
 def _proc(job_id, task):
@@ -216,6 +222,14 @@ def _carry(p, outcome, jobs, decisions, reasons):
         reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (why.value,)))
 
 
+def _put_off(procs, submitters, budget, reasons):
+    """The reasons of the procs whose matching the cycle put off: their submitter's
+    matching took its steps of the pass."""
+    name_of = {job.id: sub.name for sub in submitters for job in sub.jobs}
+    for proc in procs:
+        reasons.setdefault(_unproc(proc)[0], []).append(budget.reason(name_of[proc]))
+
+
 def match_pass(snap, inp):
     """Decide in the negotiator's order (see the module docstring)."""
     decisions = Decisions()
@@ -226,7 +240,12 @@ def match_pass(snap, inp):
     _claimed(p, inp, jobs, decisions, reasons)
     idle = _filter(p, snap, inp, decisions, reasons)
     gate = _LimitsGate(p, jobs) if p.capacities and any(j.machine_limits for j in jobs.values()) else None
-    outcome = N.negotiate(N.submitters_from(idle), inp.slots, inp.priorities, inp.config, snap.now, gate)
+    submitters = N.submitters_from(idle)
+    budget = Budget.of(snap.config, inp.put_off)
+    outcome = N.negotiate(submitters, inp.slots, inp.priorities, inp.config, snap.now, gate, budget)
+    if outcome.put_off:
+        _put_off(outcome.put_off, submitters, budget, reasons)
+        decisions.put_off = tuple(outcome.put_off)
     if gate is not None:                    # (no match: a limit kept it off a machine, as HTCondor says)
         for proc in [proc for proc in outcome.rejected if proc in gate.refused]:
             del outcome.rejected[proc]

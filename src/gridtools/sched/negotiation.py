@@ -5,12 +5,18 @@ what each submitter and group holds, the autoclusters with their match
 lists, and the slot classes. ``negotiate_group`` is HTCondor's pie spin
 for one group of submitters, ``negotiate_submitter`` one submitter's turn,
 ``find`` the best slot for one autocluster within the submitter's limits.
+
+What each submitter's matching takes is counted in the evaluator's steps against
+its budget for the cycle (``sched.evalbudget``: making its autoclusters, their match
+lists and the matches). Once it took them, its other idle jobs are put off
+(``Outcome.put_off``): not matched in this cycle, and taken first in the next one.
 """
 
 import math
 
 from gridtools.sched import autocluster as acl
 from gridtools.sched import groups as grp
+from gridtools.sched.evalbudget import Budget, mark
 from gridtools.sched.negotiator import (
     DEFAULT_PRIORITY, NO_RANK, Kind, Match, Outcome, Preemption, Submitter, SubmitterReport, Why,
     compiled, holds, job_rank, machine_rank, matches, number_or, rank_value)
@@ -81,8 +87,9 @@ class _MatchList:
 class Cycle:
     """One negotiation cycle over immutable inputs."""
 
-    def __init__(self, submitters, slots, priorities, config, now, limits=None):
+    def __init__(self, submitters, slots, priorities, config, now, limits=None, budget=None):
         self.config, self.now, self.priorities = config, now, priorities
+        self.budget = budget if budget is not None else Budget(0)
         self.gate, self.current = limits, None       # (concurrency limits; the job being matched)
         self.preq = compiled(config.preemption_requirements)
         self.prank = compiled(config.preemption_rank)
@@ -154,16 +161,23 @@ class Cycle:
         extra = [e for e in (self.preq, self.prank, self.pre_rank, self.post_rank) if e is not None]
         self.sig = acl.Significance(self.ads, extra)
         self.ac_of, self.pending = {}, {}
+        budget = self.budget
         for sub in self.submitters:
-            by_key = {}
-            for job in sub.jobs:
+            by_key, pending = {}, []
+            for job in budget.first(sub.jobs, _job_id):
                 names = self.sig.job_names(job.ad)
                 key = acl.job_key(job.ad, names)
                 ac = by_key.get(key)
                 if ac is None:
+                    if budget.spent_out(sub.name):
+                        self.outcome.put_off.append(job.id)
+                        continue
+                    since = mark()
                     ac = by_key[key] = _AutoCluster(self._request(job.ad, sub.name))
+                    budget.charge(sub.name, since)
                 self.ac_of[job.id] = ac
-            self.pending[sub.name] = list(sub.jobs)
+                pending.append(job)
+            self.pending[sub.name] = pending
 
     def _request(self, ad, name):
         """An autocluster's representative: a job ad with its submitter's numbers."""
@@ -309,7 +323,9 @@ class Cycle:
         used = used_new = 0.0
         only_rank = limited = False
         tried = set()
-        for job in self.idle_jobs(sub):
+        budget = self.budget
+        idle = self.idle_jobs(sub)
+        for n, job in enumerate(idle):
             ac = self.ac_of[job.id]
             if id(ac) in tried:
                 continue
@@ -318,14 +334,20 @@ class Cycle:
                     self.stopped[sub.name] = Why.SUBMITTER_LIMIT
                     return _RESUME, pie
                 only_rank = True
+            if budget.spent_out(sub.name):
+                self._put_off(sub, [j for j in idle[n:] if id(self.ac_of[j.id]) not in tried])
+                return _DONE, pie
             self.current = job
+            since = mark()
             found = self.find(ac, sub, only_rank, used, used_new, limit, unclaimed)
             if found is None:
+                budget.charge(sub.name, since)
                 tried.add(id(ac))
                 limited = limited or ac.why is Why.SUBMITTER_LIMIT
                 continue
             i, kind, cost = found
             self.take(job, sub, ac, i, kind, cost)
+            budget.charge(sub.name, since)
             used += cost
             used_new += cost if kind is Kind.NEW else 0.0
             pie -= cost
@@ -334,6 +356,14 @@ class Cycle:
             return _RESUME, pie
         self.stopped.pop(sub.name, None)
         return _DONE, pie
+
+    def _put_off(self, sub, jobs):
+        """Put off the matching of a submitter's idle ``jobs`` (in order): its budget of
+        steps for the cycle is spent (``sched.evalbudget``)."""
+        gone = {job.id for job in jobs}
+        self.outcome.put_off.extend(job.id for job in jobs)
+        self.pending[sub.name] = [job for job in self.pending[sub.name] if job.id not in gone]
+        self.stopped.pop(sub.name, None)
 
     def find(self, ac, sub, only_rank, used, used_new, limit, unclaimed):
         """The best slot for an autocluster that the submitter's limits allow, or None
@@ -449,6 +479,10 @@ class Cycle:
                                                    self.usage.get(name, 0.0))
         out.groups = list(self.root.walk()) if self.config.groups.enabled else []
         return out
+
+
+def _job_id(job):
+    return job.id
 
 
 #: the most a request is taken for (an infinite one takes all there is, and more)

@@ -150,6 +150,7 @@ class Outcome:
     rejected: dict = field(default_factory=dict)        # job id -> Why
     submitters: dict = field(default_factory=dict)      # name -> SubmitterReport
     groups: list = field(default_factory=list)          # sched.groups.Group, after the cycle
+    put_off: list = field(default_factory=list)         # job ids whose matching was put off
 
 
 # ---------------------------------------------------------------- job side helpers
@@ -182,7 +183,7 @@ def submitters_from(jobs):
             for name, js in sorted(by_name.items())]
 
 
-def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0, limits=None):
+def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0, limits=None, budget=None):
     """One negotiation cycle; see the module docstring.
 
     ``priorities``: accounting name -> effective priority (missing names
@@ -190,9 +191,13 @@ def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0, l
     matched, preempting) simply match nothing. ``limits``, when given, keeps
     jobs off slots where their concurrency limits would go over, as
     HTCondor's negotiator checks each candidate: ``limits.allows(job id, slot
-    name)``, and ``limits.take(job id, slot name)`` for each match."""
+    name)``, and ``limits.take(job id, slot name)`` for each match. ``budget``, when
+    given (a ``sched.evalbudget.Budget``), bounds the evaluation steps each submitter's
+    matching takes: once one took them, its other idle jobs are left out of the cycle
+    (``Outcome.put_off``), and the jobs the last cycle left so (``budget.before``) go
+    first in their submitter's order."""
     from gridtools.sched.negotiation import Cycle
-    return Cycle(list(submitters), list(slots), dict(priorities), config, now, limits).run()
+    return Cycle(list(submitters), list(slots), dict(priorities), config, now, limits, budget).run()
 
 
 def compiled(text):

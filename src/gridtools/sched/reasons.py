@@ -35,6 +35,9 @@ class Why(ClosedSet):
     MAX_AJ_INSTANCES = "max_aj_instances"  # (limit,)
     MAX_JOBS_RUNNING = "max_jobs_running"  # (limit,): the schedd runs that many HTCondor jobs
     CONCURRENCY = "concurrency"           # (limit name, its capacity): in use up to it
+    # (owner, steps): the owner's matching took the evaluation steps a pass gives one owner
+    # (``sched.evalbudget``); the job is matched in a later pass
+    OWNER_STEPS = "owner_steps"
     # a queue instance as a whole
     QI_FULL = "qi_full"                   # (queue instance,)
     ALL_DROPPED = "all_dropped"           # ()

@@ -293,6 +293,10 @@ class SchedConfig:
     #: HTCondor's concurrency limits: ((name in lower case, capacity), ...) of the names the
     #: jobs use that have one (``<NAME>_LIMIT``, a set's or the default); the others are free
     concurrency: tuple = ()
+    #: sched_conf params OWNER_MATCH_STEPS: most ClassAd evaluation steps one owner's matching
+    #: may take in a pass (``sched.evalbudget``; an ordinary Requirements takes a step or a
+    #: few, so no ordinary workload comes near: about a second of costly evaluation); 0: no limit
+    owner_steps: int = 10_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +338,10 @@ class Snapshot:
     #: job id -> {host: ((name, amount), ...)}: the concurrency limits a job whose limits
     #: need the machine (``PendingJob.machine_limits``) would use on each host
     host_limits: dict = field(default_factory=dict)
+    #: job id -> the pending tasks whose matching was put off in this pass (None: all of
+    #: them): their owner's matching took the evaluation steps a pass gives one owner
+    #: (``sched.evalbudget``); they wait with the reason ``Why.OWNER_STEPS``
+    put_off: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -493,3 +501,6 @@ class Decisions:
     groups: dict = field(default_factory=dict)       # accounting group -> sched.groups.report()
     examined: tuple = None           # a quick pass: the jobs it looked at (None: every job)
     memo: object = None              # a full pass: what quick passes may reuse (sched.cycle.Memo)
+    #: the negotiator's order: the procs ("cluster.proc") whose matching this pass put off,
+    #: in order (``sched.evalbudget``): the next pass takes them first
+    put_off: tuple = ()

@@ -338,19 +338,30 @@ class AdSource:
 #: the negotiator's reason for a job it matched to a claimed slot (``sched.matchpass.WAITING``):
 #: a match, not a rejection
 _PREEMPTING = "waiting for a preempted slot to be vacated"
+#: the code of the reason of a job whose matching a pass put off: its owner's matching took
+#: the evaluation steps a pass gives one owner (``sched.reasons.Why.OWNER_STEPS``: owner, steps)
+_OWNER_STEPS = "owner_steps"
 
 
 def rejection(snap, cluster):
     """(LastRejMatchTime, LastRejMatchReason) of the idle procs of ``cluster``: when the
     negotiator last passed them over, and why in its words (``sched.negotiator.Why``),
     as the published status says it (the reasons of the last pass, which in the
-    negotiator's order negotiates for every idle job); None when it did not."""
+    negotiator's order negotiates for every idle job), or when a pass in either order
+    put their matching off (their submitter's matching took the steps a pass gives
+    it); None when neither did."""
     reasons = (snap.get("reasons") or _NO_FACTS).get(cluster)
-    when = (snap.get("negotiator") or _NO_FACTS).get("time")
-    if not reasons or type(when) not in (int, float) or not when:
+    if not reasons:
         return None
+    when = (snap.get("negotiator") or _NO_FACTS).get("time")
     for reason in reasons:
-        if len(reason) > 1 and reason[0] == "negotiator" and reason[1] != _PREEMPTING:
+        if len(reason) > 2 and reason[0] == _OWNER_STEPS:     # (a pass in either order)
+            when = when if type(when) in (int, float) and when else snap.get("time")
+            if type(when) in (int, float) and when:
+                return int(when), (f"matching the jobs of {reason[1]} took the {reason[2]} ClassAd "
+                                   "evaluation steps a cycle gives one submitter (OWNER_MATCH_STEPS)")
+        if len(reason) > 1 and reason[0] == "negotiator" and reason[1] != _PREEMPTING \
+                and type(when) in (int, float) and when:
             return int(when), str(reason[1])
     return None
 

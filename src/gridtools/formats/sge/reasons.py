@@ -70,6 +70,9 @@ _TEXT = {
     Why.MAX_AJ_INSTANCES: lambda a, o: "not all array task may be started due to 'max_aj_instances'",
     Why.MAX_JOBS_RUNNING: lambda a, o: f"job dropped because the schedd runs MAX_JOBS_RUNNING ({a[0]}) jobs",
     Why.CONCURRENCY: lambda a, o: f"job dropped because concurrency limit {a[0]} ({a[1]:g}) is reached",
+    Why.OWNER_STEPS: lambda a, o: (f'job dropped because matching the jobs of "{a[0]}" took the '
+                                   f"{a[1]} ClassAd evaluation steps a pass gives one owner "
+                                   "(OWNER_MATCH_STEPS): it is matched in a later pass"),
     Why.QI_FULL: _full,
     Why.ALL_DROPPED: lambda a, o: "All queues dropped because of overload or full",
     Why.QI_STATE: lambda a, o: f'queue instance "{a[0]}" dropped because it is {WORDS.get(a[1], a[1].lower())}',

@@ -137,16 +137,23 @@ def validate(obj, known=None):
         raise Refusal(why, "params")
 
 
-#: the names params may set: Grid Engine's, and NEGOTIATOR (sched_conf(5))
+#: the names params may set: Grid Engine's, NEGOTIATOR and OWNER_MATCH_STEPS (sched_conf(5))
 PARAMS = frozenset({"PROFILE", "MONITOR", "JC_FILTER", "DURATION_OFFSET", "PE_RANGE_ALG", "NONE",
-                    "NEGOTIATOR"})
+                    "NEGOTIATOR", "OWNER_MATCH_STEPS"})
+#: params whose value is a whole number of 0 or more
+WHOLE_PARAMS = frozenset({"OWNER_MATCH_STEPS"})
 
 
 def _params_refusal(text):
-    """Grid Engine's refusal of a params entry it does not know, or None."""
+    """Grid Engine's refusal of a params entry it does not know, or of a value that is not
+    a whole number where one is needed; None when there is none."""
     for item in str(text or "").replace(";", ",").replace(" ", ",").split(","):
-        if item and item.partition("=")[0].strip().upper() not in PARAMS:
+        name, _, value = item.partition("=")
+        name = name.strip().upper()
+        if item and name not in PARAMS:
             return f'found unknown param: "{item}"'
+        if name in WHOLE_PARAMS and not value.strip().isdigit():
+            return f'invalid value "{value.strip()}" for param "{name}": expected a whole number'
     return None
 
 

@@ -1,0 +1,51 @@
+"""Whole daemon ticks: a user whose procs each carry a costly Requirements of their own
+sees why the rest wait once the steps a pass gives one owner are spent (qstat -j,
+condor_q -better-analyze), and the next pass starts them (sched_conf(5), params
+OWNER_MATCH_STEPS)."""
+
+import os
+import re
+
+from test_daemon_tick import _condor_submit, ask
+
+#: a Requirements that takes some ten thousand evaluation steps, and reads ProcId, so
+#: that every proc is evaluated on its own
+COSTLY = '!stringListMember("zz", "' + ",".join(f"x{i}" for i in range(2000)) + '") && ProcId >= 0'
+
+
+def set_params(cell, daemon, params):
+    text = cell.run("qconf", "-ssconf", check=True).stdout
+    text, n = re.subn(r"^params\s.*$", f"params {params}", text, flags=re.M)
+    assert n
+    path = os.path.join(cell.root, "sched.new")
+    with open(path, "w") as fh:
+        fh.write(text)
+    ask(cell, daemon, "qconf", "-Msconf", path)
+
+
+def test_the_procs_put_off_show_why_and_start_in_the_next_pass(ticking, monkeypatch):
+    import time
+    from gridtools.daemon import loop
+    cell, daemon, fake = ticking
+    # while the submission is answered the daemon ticks as often as it takes: the pass
+    # after a put-off one waits an hour, so that none of those ticks starts the next pass
+    monkeypatch.setattr(loop, "PUT_OFF_PAUSE", 3600.0)
+    set_params(cell, daemon, "OWNER_MATCH_STEPS=1000")
+    assert "OWNER_MATCH_STEPS=1000" in cell.run("qconf", "-ssconf", check=True).stdout
+    cluster = _condor_submit(cell, daemon, "costly.sub",
+                             f"executable = /bin/true\nrequirements = {COSTLY}\nqueue 2\n")
+    daemon.tick()
+    assert fake.running() == [(cluster, 1)]
+    out = cell.run("qstat", "-j", str(cluster), check=True).stdout
+    info = out[out.index("scheduling info:"):]
+    user = cell.run("id", "-un", check=True).stdout.strip()
+    assert (f'job dropped because matching the jobs of "{user}" took the 1000 ClassAd evaluation steps '
+            "a pass gives one owner (OWNER_MATCH_STEPS)") in info, info
+    out = cell.run("condor_q", "-better-analyze", f"{cluster}.1", check=True).stdout
+    assert (f"Reason for last match failure: matching the jobs of {user} took the 1000 ClassAd evaluation "
+            "steps a cycle gives one submitter (OWNER_MATCH_STEPS)") in out, out
+    daemon.tick()
+    assert fake.running() == [(cluster, 1)]               # (the pause is not over)
+    daemon.tick(now=time.time() + 3601)
+    assert fake.running() == [(cluster, 1), (cluster, 2)]
+    assert cluster not in daemon.state.reasons
