@@ -92,24 +92,20 @@ class Kept:
         """The running JSV for these (started when there is none, it ended, or what it
         was started for changed); Refused when it cannot start. It is the caller's
         until it gives it back with ``keep``."""
-        from gridtools.cli.sge.jsv import CREDENTIALS
-        with CREDENTIALS:               # (the file and the process as the daemon's identity sees them)
-            return self._take(path, cwd, env, user)
-
-    def _take(self, path, cwd, env, user):
-        from gridtools.cli.sge.jsv import Instance
-        try:
-            st = os.stat(path)
-            stamp = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev)
-        except OSError:
-            stamp = None
+        from gridtools.cli.sge.jsv import CREDENTIALS, Instance
+        with CREDENTIALS:               # (the file as the daemon's identity sees it)
+            try:
+                st = os.stat(path)
+                stamp = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev)
+            except OSError:
+                stamp = None
         key = (path, cwd, tuple(sorted((env or {}).items())), user, stamp)
         if self.instance is not None and (key != self.key or self.instance.proc.poll() is not None
                                           or self.instance.unread()):
-            self.release()
+            self.release()              # (its QUIT and the wait for it hold no lock: only its kill does)
         instance, self.instance = self.instance, None
         if instance is None:
-            instance, self.key = Instance(path, cwd, env, user), key
+            instance, self.key = Instance(path, cwd, env, user), key     # (started under the lock)
         return instance
 
     def keep(self, instance):

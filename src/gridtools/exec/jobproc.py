@@ -17,6 +17,7 @@ import pwd
 import resource
 import signal
 import stat
+import sys
 import time
 
 FAILED_OPEN = 26
@@ -443,6 +444,32 @@ def group_members(pgid):
 #: held while the process has taken a job owner's identity (``owner_rights``): a thread
 #: of the daemon's that starts processes (``daemon.serverjsv``) waits for it to end
 IDENTITY = _thread.RLock()
+
+
+def _fork_begins():
+    """Before a fork: wait until no other thread holds ``IDENTITY``, and hold it across the
+    fork, so that the child neither starts with an owner's identity taken by another thread
+    nor inherits the lock held by a thread it does not have (which would stop it for ever
+    at its first ``owner_rights``)."""
+    IDENTITY.acquire()
+
+
+def _fork_ended_in_parent():
+    IDENTITY.release()
+
+
+def _fork_ended_in_child():
+    """The child's only thread is the one that forked: it starts with a lock of its own,
+    free, shared again with the JSV module's starts and kills when the parent shared it."""
+    global IDENTITY
+    old, IDENTITY = IDENTITY, _thread.RLock()
+    jsv = sys.modules.get("gridtools.cli.sge.jsv")
+    if jsv is not None and getattr(jsv, "CREDENTIALS", None) is old:
+        jsv.CREDENTIALS = IDENTITY
+
+
+os.register_at_fork(before=_fork_begins, after_in_parent=_fork_ended_in_parent,
+                    after_in_child=_fork_ended_in_child)
 
 
 class owner_rights:
