@@ -127,3 +127,40 @@ def test_emptying_the_trash_never_follows_a_link_the_owner_swaps_in(tmp_path, mo
     assert (elsewhere / "victim" / "precious").read_text() == "keep\n"
     assert (elsewhere / "victim" / "sub" / "deep").read_text() == "keep\n"
     assert os.listdir(tmp_path / "spool" / "trash") == []
+
+
+def test_a_folder_that_cannot_be_emptied_is_not_kept_for_reuse(tmp_path, monkeypatch, users):
+    """A job folder the recycler could not empty (here, a file in the owner's checkpoint
+    store that cannot be removed) is not kept for a new job: it stays in the trash, and
+    the kept folders hold nothing; the owner's folder in it was taken from the owner."""
+    import pwd
+    import subprocess
+    from gridtools.spool import jobs as jobstore
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    owner = pwd.getpwnam(users[0])
+    job = tmp_path / "spool" / "jobs" / "7"
+    store = job / "1" / "self_checkpoint"
+    store.mkdir(parents=True)
+    for folder in (job, job / "1"):
+        os.chmod(folder, jobstore.DIR_MODE)
+    stuck = store / "stuck"
+    stuck.write_text("x")
+    os.chown(store, owner.pw_uid, owner.pw_gid)
+    os.chown(stuck, owner.pw_uid, owner.pw_gid)
+    if subprocess.run(["chattr", "+i", str(stuck)], capture_output=True).returncode != 0:
+        import pytest
+        pytest.skip("no immutable files on this file system")
+    try:
+        assert jobstore.remove(7) == []
+        jobstore.empty_trash()
+        fresh = tmp_path / "spool" / jobstore.FRESH
+        for name in os.listdir(fresh):
+            assert os.listdir(fresh / name) == [], name         # nothing kept holds anything
+        (left,) = os.listdir(tmp_path / "spool" / "trash")
+        folder = tmp_path / "spool" / "trash" / left / "1" / "self_checkpoint"
+        assert os.listdir(folder) == ["stuck"]
+        st = os.stat(folder)
+        assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (0, 0o700)
+    finally:
+        for found in tmp_path.rglob("stuck"):
+            subprocess.run(["chattr", "-i", str(found)], capture_output=True)

@@ -483,6 +483,8 @@ class _Recycler:
             st = os.fstat(fd)
             keep = st.st_uid == self.me and (st.st_mode & 0o7777 == DIR_MODE or
                                              st.st_mode & 0o7777 == LISTED_MODE and _unlisted(fd))
+            if st.st_uid != self.me and self.me == 0:
+                _take_over(fd)          # (its owner can add nothing to it while it is emptied)
             with os.scandir(fd) as entries:
                 inside = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
             for entry, is_dir in inside:
@@ -490,6 +492,10 @@ class _Recycler:
                     self._empty_at(fd, entry)
                 else:
                     _remove_at(fd, entry)
+            if keep:                    # (what could not be removed stays: then it is not kept)
+                keep = not os.listdir(fd)
+        except OSError:
+            keep = False
         finally:
             os.close(fd)
         if keep and self.room > 0:
@@ -501,6 +507,16 @@ class _Recycler:
             except OSError:
                 pass
         _remove_at(parent_fd, name)
+
+
+def _take_over(fd):
+    """Make the open folder ``fd`` (another user's) root's and private to it, so that a
+    process of its owner's working in it can no longer add to it."""
+    try:
+        os.fchown(fd, 0, 0)
+        os.fchmod(fd, 0o700)
+    except OSError:
+        pass
 
 
 #: how the recycler opens a folder: never through a link
