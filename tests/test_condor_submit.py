@@ -80,6 +80,25 @@ def test_dump_writes_the_ads_and_queues_nothing(cell, workdir):
     assert nowhere.stderr.endswith("ERROR: Failed to open file to dump ClassAds into (No such file or directory)\n")
 
 
+def test_dump_and_dry_run_files_are_not_written_through_another_users_link(cell, workdir, users):
+    """In a folder every user may write (sticky, as /tmp), a link another user planted
+    where root's -dump or -dry-run file goes is not followed: the file it names keeps
+    what it held, and the command says it cannot open the file."""
+    shared = os.path.join(workdir, "shared")
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    victim = os.path.join(workdir, "victim")
+    write(victim, "root's own\n")
+    os.chmod(victim, 0o600)
+    write(os.path.join(workdir, "d.sub"), SLEEP + "queue\n")
+    for option, name in (("-dump", "dump.ad"), ("-dry-run", "dry.ad")):
+        planted = os.path.join(shared, name)
+        cell.run("ln", "-s", victim, planted, user=users[0], check=True)
+        done = cell.run("condor_submit", option, planted, "d.sub", cwd=workdir)
+        assert done.returncode == 1 and "Permission denied" in done.stderr, (option, done.stderr)
+        assert open(victim).read() == "root's own\n"
+
+
 def test_command_line_settings_stand_at_the_top_of_the_description(cell, workdir):
     write(os.path.join(workdir, "s.sub"), "executable = /bin/echo\nrequest_memory = 5\nqueue\n")
     dry = cell.run("condor_submit", "-dry-run", "-", "+Foo=3", "request_memory=77", "arguments=x",

@@ -198,8 +198,9 @@ def write_dry_run(target, clusters, dump=False):
     if target == "-":
         sys.stdout.write(text)
         return
+    from gridtools import ownfiles
     try:
-        with open(target, "w", encoding="utf-8") as fh:
+        with ownfiles.open_text(target) as fh:     # (not through a link another user planted)
             fh.write(text)
     except OSError as exc:
         what = "to dump ClassAds into" if dump else "-dry-run output file"
