@@ -5,7 +5,7 @@ import os
 import pytest
 
 from gridtools.formats.condor.dag import (
-    DagError, NodeKind, ScriptWhen, find_cycle, parse_dag)
+    DagError, Effect, NodeKind, ScriptWhen, find_cycle, parse_dag)
 from gridtools.formats.condor.dagrender import render_dag
 from gridtools.formats.condor.dagstate import (
     abort_status, apply_rescue, latest_rescue, parse_rescue, ready_nodes, render_rescue,
@@ -134,9 +134,12 @@ def test_done_in_the_dag_file_counts_as_done():
 def test_rescue_errors():
     with pytest.raises(DagError, match="only DONE lines"):
         parse_rescue("JOB A a.sub\n")
-    dag = parse_dag("JOB A a.sub\n")
-    with pytest.raises(DagError, match="Unknown Job Q"):
-        apply_rescue(dag, ["Q"])
+    dag = parse_dag("JOB A a.sub\nFINAL F f.sub\n")
+    apply_rescue(dag, [("Q", 7), ("F", 8), ("A", 9)], "r.dag.rescue001")
+    assert dag.nodes["A"].done and not dag.nodes["F"].done
+    assert dag.notes == ["Warning: r.dag.rescue001 (line 7): Unknown Node Q",
+                         "r.dag.rescue001 (line 8): WARNING: FINAL node(s) can not be referenced by the DONE command"]
+    assert [(n.level, n.effect) for n in dag.notes] == [(1, Effect.REFUSE)] * 2
 
 
 def test_rescue_file_names():
@@ -151,7 +154,8 @@ def test_pre_skip_node_status_file_and_jobstate_log_are_read():
     dag = parse_dag("JOB A a.sub\nJOB B b.sub\nPRE_SKIP A 7\nPRE_SKIP ALL_NODES 9\nPRE_SKIP B 8\n"
                     "NODE_STATUS_FILE status.txt 30\nJOBSTATE_LOG js.log\n", source="t.dag")
     assert (dag.nodes["A"].pre_skip, dag.nodes["B"].pre_skip) == (9, 8)
-    assert dag.notes == []
+    assert dag.notes == ["Warning: new PRE_SKIP value  9 for node A overrides old value 7",
+                         "Warning: new PRE_SKIP value  8 for node B overrides old value 9"]
     assert dag.jobstate_log == "js.log" and dag.status_file.path == "status.txt"
     for text, error in (("PRE_SKIP A x\n", 'Invalid exit code "x"'), ("PRE_SKIP A\n", "Missing exit code"),
                         ("PRE_SKIP A 1 2\n", 'invalid parameter "2"'), ("PRE_SKIP Z 1\n", "Unknown Job Z")):
@@ -280,8 +284,8 @@ def test_save_point_files_are_named_and_placed_as_dagman_does(tmp_path):
     assert save_path(top, "../e/f.save") == str(tmp_path.parent / "e" / "f.save")
     assert load_save_path(top, "A-x.dag.save", "/elsewhere") == str(tmp_path / "save_files" / "A-x.dag.save")
     assert load_save_path(top, "./d.save", "/elsewhere") == "/elsewhere/d.save"
-    with pytest.raises(DagError, match="Unknown Job Z"):
-        parse_dag("JOB A a.sub\nSAVE_POINT_FILE Z\n")
+    unknown = parse_dag("JOB A a.sub\nSAVE_POINT_FILE Z\n", source="t.dag")
+    assert unknown.notes == ["Warning: t.dag (line 2): Unknown Node Z"] and unknown.notes[0].level == 1
 
 
 def test_progress_puts_every_node_in_one_state_as_dagman_counts_them():

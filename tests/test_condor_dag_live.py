@@ -592,8 +592,11 @@ def test_a_final_node_that_fails_after_the_dag_was_removed_writes_the_rescue_dag
 
 def test_node_submit_files_and_scripts_get_dagmans_macros(cell, workdir):
     """$(RETRY), $(DAG_STATUS), $(FAILED_COUNT), $(DAG_PARENT_NAMES) in submit files; in
-    scripts only whole words are macros ($JOBID is the job's cluster.proc, out.$JOB stays)."""
+    scripts only whole words are macros ($JOBID is the job's cluster.proc, out.$JOB stays;
+    in a PRE script it is passed on as written, with DAGMAN_USE_STRICT 0: its warning is
+    fatal at the default)."""
     node(workdir, "A", body="exit 3")
+    write(workdir, "strict.conf", "DAGMAN_USE_STRICT = 0\n")
     write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\n")
     write(workdir, "Z.sub", "executable = show.sh\narguments = \"Z r=$(RETRY) st=$(DAG_STATUS) "
                             "fc=$(FAILED_COUNT) p=$(DAG_PARENT_NAMES)\"\noutput = z.out\nerror = z.err\nqueue\n")
@@ -606,7 +609,7 @@ def test_node_submit_files_and_scripts_get_dagmans_macros(cell, workdir):
           "SCRIPT PRE B show.sh pre $NODE $RETRY $JOBID\n"
           "SCRIPT POST B show.sh post $JOB $RETURN $PRE_SCRIPT_RETURN $MAX_RETRIES out.$JOB\n"
           "SCRIPT POST Z show.sh post $JOB $DAG_STATUS $FAILED_COUNT $JOBID $CLUSTERID $RETURN\n"
-          "RETRY B 1\n")
+          "RETRY B 1\nCONFIG strict.conf\n")
     dag = dagman_id(submit_dag(cell, workdir))
     wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir), timeout=60)
     shown = open(os.path.join(workdir, "shown")).read().splitlines()
@@ -1015,7 +1018,10 @@ def test_the_managers_ad_shows_the_dags_progress_as_htcondors_dagman_publishes_i
 
 def test_post_scripts_get_the_exit_codes_of_the_nodes_jobs_and_all_scripts_the_futile_count(cell, workdir):
     """$EXIT_CODES, $EXIT_CODE_COUNTS, $EXIT_CODE_LIST, $JOB_ABORT_COUNT of a cluster whose
-    procs exit with 0, 3, 3 and one is removed; $JOBID names its last proc; $FUTILE_COUNT."""
+    procs exit with 0, 3, 3 and one is removed; $JOBID names its last proc; $FUTILE_COUNT (the
+    job's macros in the FINAL node's PRE script with DAGMAN_USE_STRICT 0: its warning is fatal
+    at the default)."""
+    write(workdir, "strict.conf", "DAGMAN_USE_STRICT = 0\n")
     write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\n")
     write(workdir, "fail.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\nexit 1\n")
     write(workdir, "many.sh", "#!/bin/sh\ncase $SGE_TASK_ID in\n1) exit 0;;\n2|3) exit 3;;\n"
@@ -1028,7 +1034,8 @@ def test_post_scripts_get_the_exit_codes_of_the_nodes_jobs_and_all_scripts_the_f
           "SCRIPT POST A fail.sh A $EXIT_CODES $EXIT_CODE_COUNTS $Exit_Code_List $JOB_ABORT_COUNT "
           "$JOBID $JOB_COUNT $FUTILE_COUNT\n"
           "SCRIPT PRE Z show.sh pre $FUTILE_COUNT $EXIT_CODES $JOB_ABORT_COUNT\n"
-          "SCRIPT POST Z show.sh post $FUTILE_COUNT $EXIT_CODES $EXIT_CODE_LIST $JOB_ABORT_COUNT\n")
+          "SCRIPT POST Z show.sh post $FUTILE_COUNT $EXIT_CODES $EXIT_CODE_LIST $JOB_ABORT_COUNT\n"
+          "CONFIG strict.conf\n")
     dag = dagman_id(submit_dag(cell, workdir))
     wait_for(lambda: os.path.exists(os.path.join(workdir, "last")), timeout=30)
     wait_for(lambda: cell.task_states(dag + 1).get(4) == "running", timeout=30)
@@ -1292,13 +1299,16 @@ def test_a_failed_dag_writes_htcondors_shutdown_lines_and_a_successful_one_does_
 def test_script_arguments_are_split_at_blanks_and_quotes_are_kept(cell, workdir):
     """As HTCondor's DAGMan splits a script's command: at spaces and tabs, quotes being
     characters of their words (an unmatched one too); macros are whole words only,
-    a job's macro in a PRE script is warned of and passed on as written."""
+    a job's macro in a PRE script is warned of and passed on as written (with
+    DAGMAN_USE_STRICT 0: at its default, 1, the warning ends the DAG)."""
     node(workdir, "A")
+    write(workdir, "strict.conf", "DAGMAN_USE_STRICT = 0\n")
     write(workdir, "args.sh", f"#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done >> {workdir}/args\n"
                               f"echo -- >> {workdir}/args\n")
     write(workdir, "diamond.dag", "JOB A A.sub\n"
                                   "SCRIPT PRE A args.sh \"two words\" it's $RETURN $job\n"
-                                  "SCRIPT POST A args.sh '$JOB' \"$RETURN\" $RETURN\t$Retry $NOPE\n")
+                                  "SCRIPT POST A args.sh '$JOB' \"$RETURN\" $RETURN\t$Retry $NOPE\n"
+                                  "CONFIG strict.conf\n")
     dag = dagman_id(submit_dag(cell, workdir))
     assert dag_ended(cell, dag)[0][12] == "0"
     assert open(os.path.join(workdir, "args")).read().split("--\n")[:2] == [

@@ -119,6 +119,7 @@ DEFAULTS = {
     "DAGMAN_RETRY_SUBMIT_FIRST": "true",
     "DAGMAN_DEFAULT_PRIORITY": "0",
     "DAGMAN_SUBMIT_DELAY": "0",
+    "DAGMAN_USE_STRICT": "1",
     # the master's restarts of a daemon that died, and its obituaries (daemon.master)
     "MASTER_BACKOFF_CONSTANT": "9",
     "MASTER_BACKOFF_FACTOR": "2.0",

@@ -4,7 +4,9 @@
 
 Their form is ``formats.condor.dagjobstate``'s, ``dagnodestatus``'s and ``dagdot``'s;
 this module writes them.
-A file that cannot be written is noted in DAGFILE.dagman.out and the DAG goes on.
+A file that cannot be written is noted in DAGFILE.dagman.out and the DAG goes on
+(the node status file's is a warning of strictness 1: DAGMAN_USE_STRICT, by
+default, makes it end the DAG, as HTCondor's DAGMan).
 """
 
 import os
@@ -96,8 +98,9 @@ class NodeStatusFile:
     ALWAYS-UPDATE, but not sooner than its min_update_time after the last rewrite;
     the DAG's end (or its manager's hold or removal) is always written."""
 
-    def __init__(self, spec, folder, log):
+    def __init__(self, spec, folder, log, warn=None):
         self.spec, self.log = spec, log
+        self.warn = warn or (lambda text, _level: log(text))      # (``dagrun.Runner.warn``)
         self.path = os.path.join(folder, spec.path) if spec is not None else ""
         self.written_at = 0.0
         self.shown = None               # what the file last said, but for its times
@@ -118,7 +121,7 @@ class NodeStatusFile:
         try:
             write_replacing(self.path, text)
         except OSError as exc:
-            self.log(f"Warning: can't write node status file '{self.path}': {exc.strerror}")
+            self.warn(f"Warning: can't write node status file '{self.path}': {exc.strerror}", 1)
             return
         self.written_at, self.shown = now, shown
 

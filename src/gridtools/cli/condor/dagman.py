@@ -55,13 +55,14 @@ recorded nowhere, as with HTCondor's DAGMan (``NodeScripts._reap_scripts``): it
 runs again.
 
 Its progress goes to ``DAGFILE.dagman.out`` (the lines workflow tools read in
-HTCondor's DAGMan's words); with JOBSTATE_LOG every node event also goes to the
+HTCondor's DAGMan's words), with the warnings of the DAG's files and of the run,
+which DAGMAN_USE_STRICT may make fatal (``dagstrict``); with JOBSTATE_LOG every node event also goes to the
 job state log, with NODE_STATUS_FILE the node status file follows the DAG, with
 DOT the DAG is drawn (``dagfiles``). It removes the lock file when it
 ends, unless held. Exit status: 0 when every node (or the FINAL node)
 succeeded, 1 when some failed, it was removed or halted or another manager
-runs the DAG, the ABORT-DAG-ON RETURN value (else the node's status) when
-aborted, 3 when held.
+runs the DAG or a warning was fatal, the ABORT-DAG-ON RETURN value (else the
+node's status) when aborted, 3 when held.
 """
 
 import os
@@ -69,6 +70,7 @@ import signal
 import sys
 import time
 
+from gridtools.cli.condor import dagstrict
 from gridtools.errors import GridError
 
 #: the exit status of a DAG that could not be read
@@ -139,7 +141,10 @@ def job_environment(get=(), set_=None, everything=False):
 CONFIG_KNOBS = {"DAGMAN_MAX_JOBS_SUBMITTED": "maxjobs", "DAGMAN_MAX_RESCUE_NUM": "max_rescue",
                 "DAGMAN_MAX_PRE_SCRIPTS": "maxpre", "DAGMAN_MAX_POST_SCRIPTS": "maxpost",
                 "DAGMAN_MAX_JOBS_IDLE": "maxidle", "DAGMAN_MAX_JOB_HOLDS": "max_job_holds",
-                "DAGMAN_HOLD_CLAIM_TIME": "hold_claim_time", "DAGMAN_MAX_SUBMIT_ATTEMPTS": "max_submit_attempts"}
+                "DAGMAN_HOLD_CLAIM_TIME": "hold_claim_time", "DAGMAN_MAX_SUBMIT_ATTEMPTS": "max_submit_attempts",
+                "DAGMAN_USE_STRICT": "use_strict"}
+#: the ones of CONFIG_KNOBS whose value has bounds -> (least, most)
+CONFIG_RANGES = {"DAGMAN_USE_STRICT": (dagstrict.LOWEST, dagstrict.HIGHEST)}
 #: the boolean ones -> its option
 CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
                 "DAGMAN_SUPPRESS_NOTIFICATION": "suppress_notification",
@@ -161,7 +166,7 @@ DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": Fal
 CONFIG_DEFAULTS = {"append_vars": False, "prohibit_multi_jobs": False, "hold_failed_jobs": False,
                    "submit_delay": 0, "node_record_info": "", "max_job_holds": 100, "hold_claim_time": 20,
                    "depth_first": False, "retry_node_first": False, "max_submit_attempts": 6,
-                   "retry_submit_first": True}
+                   "retry_submit_first": True, "use_strict": dagstrict.DEFAULT}
 
 
 def _settings(config, source, names=None):
@@ -174,7 +179,9 @@ def _settings(config, source, names=None):
             value = (config.get(name) or "").strip()
         except ConfigError:
             continue
-        if name in CONFIG_KNOBS:
+        if name in CONFIG_RANGES:
+            found[CONFIG_KNOBS[name]] = _bounded(name, value, source)
+        elif name in CONFIG_KNOBS:
             if not value.isdigit():
                 raise GridError(f"ERROR: {source}: {name} must be a non-negative integer, "
                                 f"not '{value}'", 1)
@@ -194,6 +201,22 @@ def _settings(config, source, names=None):
         elif name.startswith("DAGMAN_"):
             ignored.append(name)
     return found, ignored
+
+
+def _bounded(name, value, source):
+    """The value of a CONFIG_RANGES setting; one out of its bounds is refused in
+    HTCondor's words."""
+    low, high = CONFIG_RANGES[name]
+    default = CONFIG_DEFAULTS[CONFIG_KNOBS[name]]
+    try:
+        number = int(value, 10)
+    except ValueError:
+        raise GridError(f"ERROR: {source}: {name} must be an integer, not '{value}'", 1) from None
+    if not low <= number <= high:
+        raise GridError(f"ERROR: {source}: {name} in the condor configuration is too "
+                        f"{'low' if number < low else 'high'} ({value}).  Please set it to an "
+                        f"integer in the range {low} to {high} (default {default}).", 1)
+    return number
 
 
 def read_config(path):
@@ -278,6 +301,7 @@ def apply_config(opts, log):
     log(f"DAGMAN_RETRY_NODE_FIRST setting: {opts['retry_node_first']}")
     log(f"DAGMAN_MAX_SUBMIT_ATTEMPTS setting: {opts['max_submit_attempts']}")
     log(f"DAGMAN_RETRY_SUBMIT_FIRST setting: {opts['retry_submit_first']}")
+    log(f"DAGMAN_USE_STRICT setting: {opts['use_strict']}")
     if opts["node_record_info"]:
         log(f"DAGMAN_NODE_RECORD_INFO: {opts['node_record_info']}")
 
@@ -386,10 +410,12 @@ def default_batch_name(dag_file, cluster):
     return f"{os.path.basename(dag_file)}+{cluster}"
 
 
-def own_batch_name(dag_file, own_id, log):
+def own_batch_name(dag_file, own_id, log, strict=None):
     """The batch name of this run, which every node job gets: the manager job's
     JobBatchName; a manager job without one (its submit file was submitted by hand)
-    is given the default first. A manager run outside the queue names it by the DAG file."""
+    is given the default first. A manager run outside the queue names it by the DAG file.
+    Failing to read or set the job's ad is a warning of strictness 3 (``strict``); None
+    when that is fatal (the manager then exits at once, as HTCondor's before its DAG)."""
     from gridtools.classad.values import quote_string
     from gridtools.cli.ask import outcomes
     from gridtools.cli.condor import queue as Q
@@ -401,7 +427,7 @@ def own_batch_name(dag_file, own_id, log):
         mine = Q.procs(load(), clusters={own_id})
     except GridError as exc:
         log(f"WARNING: reading the batch name of job {own_id} failed: {exc}")
-        return name
+        return None if strict is not None and strict.fatal(3) else name
     if mine and mine[0].batch:
         return mine[0].batch
     try:
@@ -409,6 +435,8 @@ def own_batch_name(dag_file, own_id, log):
                                   "attrs": {"JobBatchName": quote_string(name)}})
     except GridError as exc:
         log(f"WARNING: setting the batch name of job {own_id} failed: {exc}")
+        if strict is not None and strict.fatal(3):
+            return None
     return name
 
 
@@ -530,16 +558,27 @@ def _size(path):
 def _run(opts, log, removal, prog):
     """(exit status, True when the manager was stopped and the DAG goes on later)."""
     from gridtools.cli.condor.dagrun import Runner
+    from gridtools.formats.condor.dag import Effect, check_categories
     try:
         apply_config(opts, log)
+        strict = dagstrict.Strictness(opts["use_strict"], log)
         dag = load(opts["dag"], opts, log)
-        opts["batch_name"] = own_batch_name(opts["dag"], own_job_id(), log)
+        check_categories(dag)
+        effect = strict.notes(dag.notes)
+        if effect is Effect.REFUSE:
+            log(f"Failed to parse {opts['dag']}")
+            return EXIT_FAILED, False
+        opts["batch_name"] = own_batch_name(opts["dag"], own_job_id(), log, strict)
     except (GridError, OSError) as exc:
         log(f"ERROR: {exc}")
         sys.stderr.write(f"{prog}: {exc}\n")
         return EXIT_FAILED, False
+    if opts["batch_name"] is None:
+        return EXIT_FAILED, False
     log(f"Batch name of the DAG's jobs: {opts['batch_name']}")
     runner = Runner(opts["dag"], dag, opts, log)
+    if effect is Effect.STOP:
+        runner.fatal_warnings += 1          # (the DAG ends before any node starts)
     if opts.get("dump_rescue"):
         log("Dumping rescue DAG and exiting because of -DumpRescue flag")
         runner.write_rescue()

@@ -2,7 +2,9 @@
 
 See ``cli.condor.dagman`` for what a run does; ``Runner.run`` is the loop,
 the choice of what may run is ``formats.condor.dagstate``'s, node job ends
-come from ``dagwatch``, SERVICE and PROVISIONER nodes are ``dagservice``'s. A
+come from ``dagwatch``, SERVICE and PROVISIONER nodes are ``dagservice``'s, the
+warnings DAGMAN_USE_STRICT makes fatal end the DAG as an abort does (``warn``,
+``dagstrict``). A
 node whose submit description is written in the DAG file (``dagdesc``) is
 submitted from that text as from a file in its folder.
 """
@@ -29,6 +31,8 @@ MAX_RESCUE = 100
 RETURN_NO_JOB = -1004
 #: a POST script's $RETURN when its node's job could not be submitted (DAG_ERROR_CONDOR_SUBMIT_FAILED)
 RETURN_SUBMIT_FAILED = -1001
+#: the DAG's status once a warning was fatal (HTCondor's DAG_STATUS_ERROR)
+STATUS_ERROR = 1
 
 
 #: the reason DAGMan removes its node jobs with (condor_rm -reason: RemoveReason, with the
@@ -72,8 +76,11 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
     """One run of a DAG."""
 
     def __init__(self, dag_file, dag, opts, log):
+        from gridtools.cli.condor.dagstrict import DEFAULT, Strictness
         from gridtools.cli.condor.dagwatch import Watcher
         self.dag_file, self.dag, self.opts, self.log = dag_file, dag, opts, log
+        self.strict = Strictness(opts.get("use_strict", DEFAULT), log)
+        self.fatal_warnings = 0             # warnings DAGMAN_USE_STRICT made fatal: the DAG ends
         self.folder = os.path.dirname(os.path.abspath(dag_file))
         # (where the DAG's relative paths start: the folder condor_submit_dag ran in, which is
         # the manager's, or with -usedagdir the DAG file's, as HTCondor's DAGMan takes them)
@@ -113,7 +120,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         jobstate = os.path.join(self.workdir, dag.jobstate_log) if dag.jobstate_log else ""
         self.jobstate = JobstateLog(jobstate, log, self._job_tag)
         from gridtools.cli.condor.dagfiles import NodeStatusFile
-        self.status_file = NodeStatusFile(dag.status_file, self.workdir, log)
+        self.status_file = NodeStatusFile(dag.status_file, self.workdir, log, self.warn)
         self.errors = {}                    # node -> why it failed (the node status file's details)
         from gridtools.cli.condor.dagfiles import DotWriter
         self.dot = DotWriter(dag.dot, self.workdir, log)
@@ -152,13 +159,12 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self.log(f"ERROR: {problem}")
             return 1
         self.log(f"DAG {self.dag_file}: {len(self.dag.nodes)} nodes, {len(self.done)} done before")
-        for note in self.dag.notes:
-            self.log(f"Note: {note}")
-        self.start_services()
+        if not self.fatal_warnings:
+            self.start_services()
         while True:
             if self.stopping or self.provisioner_lost:
                 break
-            if self.removing or self.abort_code is not None:
+            if self.removing or self.abort_code is not None or self.fatal_warnings:
                 # as HTCondor's DAGMan: the rescue DAG before the node jobs are removed (a
                 # removed job's node is not a failed node of it) and the FINAL node runs
                 self._shutdown_lines(self.write_rescue)
@@ -192,7 +198,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         if self.provisioner_lost:
             return self._lost()
         self._drop_waiting_pre()
-        if self.halted and not self.stopping and ready_nodes(self.dag, self.done, self.failed, self.running):
+        if self.halted and not self.stopping and not self.fatal_warnings \
+                and ready_nodes(self.dag, self.done, self.failed, self.running):
             self.halt_exit = True
             self.log("Exiting because DAG is halted and no jobs or scripts are running")
             self._shutdown_lines(self.write_rescue)
@@ -254,6 +261,16 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         self.jobstate.finished(EXIT_FAILED)
         return EXIT_FAILED
 
+    def warn(self, text, level):
+        """A warning of the run, of strictness ``level``: when DAGMAN_USE_STRICT makes it
+        fatal, no node starts and no script runs any more (but the FINAL node's), and the
+        loop ends the DAG (``run``). True when it was fatal."""
+        self.log(text)
+        if self.strict.fatal(level):
+            self.fatal_warnings += 1
+            return True
+        return False
+
     def _outcome(self, code=None):
         """How the DAG stands for the node status file: "" while it runs, else held,
         success, removed, aborted or failed (``code``: the manager's exit status, at its end)."""
@@ -263,7 +280,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             return "success"
         if self.removing:
             return "removed"
-        if self.abort_code is not None:
+        if self.abort_code is not None and not self.fatal_warnings:
             return "aborted"
         return "failed" if code is not None else ""
 
@@ -333,7 +350,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             outcomes("condor_qedit", {"targets": [{"id": self.own_id, "tasks": None}], "attrs": sent})
             self.counted = attrs
         except GridError as exc:
-            self.log(f"WARNING: showing the DAG's progress in job {self.own_id} failed: {exc}")
+            self.warn(f"WARNING: showing the DAG's progress in job {self.own_id} failed: {exc}", 3)
 
     def _changed(self, progress):
         """When the node counts (or the held procs) changed: the progress table in
@@ -429,6 +446,9 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self.errors[name] = f"PRE Script failed with status {pre}"
             self._node_failed(name, pre, job=False)
             return
+        if self.fatal_warnings and name != self._final_name():
+            self.parked.append(name)        # (never submitted: the DAG ends)
+            return
         if self.halted and name != self._final_name():
             self.log(f"Node {name}: its job waits: the DAG is halted")
             self.parked.append(name)        # submitted once the DAG resumes (``run``)
@@ -502,10 +522,12 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self._node_failed(name, RETURN_SUBMIT_FAILED, job=False)
 
     def dag_status(self):
-        """HTCondor's DAG status: 0 ok, 2 a node failed, 3 aborted (ABORT-DAG-ON), 4 removed,
-        6 halted."""
+        """HTCondor's DAG status: 0 ok, 1 a warning was fatal (DAGMAN_USE_STRICT), 2 a node
+        failed, 3 aborted (ABORT-DAG-ON), 4 removed, 6 halted."""
         if self.removing:
             return 4
+        if self.fatal_warnings:
+            return STATUS_ERROR
         if self.abort_code is not None:
             return 3
         if self.halted or self.halt_exit:
@@ -774,7 +796,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                      "the next start recovers the DAG")
             return EXIT_STOPPED
         final = self._final_name()
-        if self.failed or self.removing or self.abort_code is not None or self.halt_exit:
+        if self.failed or self.removing or self.abort_code is not None or self.halt_exit \
+                or self.fatal_warnings:
             if not self.shut_down:      # (HTCondor writes the rescue DAG between the lines)
                 self._shutdown_lines(self.write_rescue)
             elif final in self.failed:
@@ -788,6 +811,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             return 0
         if final is not None and final in self.failed:
             return EXIT_FAILED              # (HTCondor's DAGMan shut down again: EXIT_ERROR)
+        if self.fatal_warnings:
+            return EXIT_FAILED              # (HTCondor's EXIT_ERROR)
         if self.abort_code is not None:
             return int(self.abort_code)
         if self.removing:

@@ -11,7 +11,9 @@ it (``script_words``: at spaces and tabs, quotes being ordinary characters)
 and DAGMan's macros ($JOB, $RETURN, $DAG_STATUS, ...) put in its arguments,
 runs again after its DEFER time while it exits with its DEFER status, appends its output to its DEBUG file, and says its
 start and end in DAGFILE.dagman.out and the job state log. While the DAG is
-halted no queued PRE script starts.
+halted no queued PRE script starts. A macro warning (strictness 1) that
+DAGMAN_USE_STRICT makes fatal keeps its script from running, and once a warning
+was fatal no script starts but the FINAL node's.
 """
 
 import os
@@ -94,6 +96,8 @@ class NodeScripts:
             name, when, status, first = entry
             if when == "PRE" and first and self.halted and name != self._final_name():
                 continue
+            if self.fatal_warnings and name != self._final_name():
+                continue                    # (the DAG ends: cut short by ``_stop_scripts``)
             limit = self.script_limit(when)
             if limit and sum(1 for r in self.active.values() if r.when == when) >= limit:
                 continue
@@ -113,7 +117,13 @@ class NodeScripts:
             cluster = self.jobs.get(name, (0, 0))[0] if when == "POST" else 0
             self.jobstate.node(name, f"{when}_SCRIPT_STARTED", f"{cluster}.0" if cluster else "-")
             self.log(f"Running {when} script of Node {name}...")
-        words = [self._macro(w, name, when, status) for w in script_words(script.command)]
+        fatal = self.fatal_warnings
+        words = []
+        for word in script_words(script.command):
+            words.append(self._macro(word, name, when, status))
+            if self.fatal_warnings != fatal:
+                self._script_done(name, when, CUT_SHORT)        # never run: the DAG ends
+                return
         cwd = self._cwd(node)
         if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
             words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
@@ -176,6 +186,7 @@ class NodeScripts:
         if code is CUT_SHORT:
             self.log(f"{when} Script of node {name} was cut short: the DAG manager is "
                      + ("being removed" if self.removing else
+                        "ending: a warning was fatal (DAGMAN_USE_STRICT)" if self.fatal_warnings else
                         "stopping; it runs again when the DAG is recovered"))
         then(code)
 
@@ -253,9 +264,9 @@ class NodeScripts:
             return values[key]
         if when == "PRE":
             if key in JOB_MACROS:
-                self.log(f"Warning: {key} macro should not be used as a PRE script argument!")
+                self.warn(f"Warning: {key} macro should not be used as a PRE script argument!", 1)
             elif word.startswith("$"):
-                self.log(f"Warning: unrecognized macro {word} in node {name} PRE script arguments")
+                self.warn(f"Warning: unrecognized macro {word} in node {name} PRE script arguments", 1)
             return word
         cluster, procs = self.jobs.get(name, (0, 0))
         pre = self.pre_status.get(name)
@@ -265,5 +276,5 @@ class NodeScripts:
                       "$JOB_COUNT": str(procs), "$SUCCESS": "True" if status == 0 else "False"}
         job_values.update(exit_code_macros(self.exit_codes.get(name, ())))
         if key not in job_values and word.startswith("$"):
-            self.log(f"Warning: unrecognized macro {word} in node {name} {when} script arguments")
+            self.warn(f"Warning: unrecognized macro {word} in node {name} {when} script arguments", 1)
         return job_values.get(key, word)

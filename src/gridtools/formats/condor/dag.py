@@ -46,7 +46,11 @@ The file is read in two passes: the first takes the nodes, submit
 descriptions (dagdesc) and splices, the second the statements that name them
 (PARENT/CHILD here, the others in dagstatements).
 
-Errors read as DAGMan words them: ``ERROR: FILE (line N): ...``. Rescue
+Errors read as DAGMan words them: ``ERROR: FILE (line N): ...``. Warnings
+go in ``Dag.notes``; those HTCondor's DAGMan makes fatal under DAGMAN_USE_STRICT
+are ``Note``s that carry its level (the manager decides, ``cli.condor.dagstrict``).
+A spliced file's categories are the splice's own (``S+cat``) but for global ones
+(``+cat``); its MAXJOBS join the DAG's, which win (a warning). Rescue
 DAGs and the choice of the nodes to run next are in dagstate, the text of
 a Dag (``render_dag``) in dagrender.
 """
@@ -138,6 +142,34 @@ class DotFile:
 
 
 @dataclass
+class Effect(enum.Enum):
+    """What a warning does once DAGMAN_USE_STRICT makes it fatal, as HTCondor's DAGMan."""
+
+    STOP = "stop"           # the DAG ends at once: rescue DAG, FINAL node, exit status 1
+    REFUSE = "refuse"       # the file is not taken: the manager exits, no rescue DAG
+    GO_ON = "go on"         # the fatal line is written and the DAG goes on
+
+
+class Note(str):
+    """A warning of the DAG's files that DAGMAN_USE_STRICT may make fatal: its text (as
+    DAGMan writes it in DAGFILE.dagman.out), ``level`` (1 the most severe, 3 the least)
+    and ``effect`` once fatal."""
+
+    level = None
+    effect = Effect.STOP
+
+    def __new__(cls, text, level, effect=Effect.STOP):
+        note = super().__new__(cls, text)
+        note.level, note.effect = level, effect
+        return note
+
+
+def warn(dag, level, text, effect=Effect.STOP):
+    """Note a warning of strictness ``level`` (see ``Note``)."""
+    dag.notes.append(Note(text, level, effect))
+
+
+@dataclass
 class Dag:
     nodes: dict = field(default_factory=dict)  # name -> Node, in file order
     services: dict = field(default_factory=dict)  # name -> the SERVICE Node, in file order
@@ -151,7 +183,8 @@ class Dag:
     jobstate_log: str = ""  # JOBSTATE_LOG: the job state log (the first one given counts)
     status_file: StatusFile | None = None  # NODE_STATUS_FILE (the first one given counts)
     dot: DotFile | None = None  # DOT (a later one names another file)
-    notes: list = field(default_factory=list)  # what was accepted but ignored
+    notes: list = field(default_factory=list)  # what was accepted but ignored (str or Note)
+    spliced_maxjobs: list = field(default_factory=list)  # (splice, category, limit) to merge
     source: str = "dag file"
     at: str = ""  # the file of the statement being read (INCLUDE), while parsing
 
@@ -176,13 +209,14 @@ def _error(dag, line, message):
 
 # -------------------------------------------------------------------- parsing
 
-def parse_dag(text, source="dag file", read=None, into=None):
+def parse_dag(text, source="dag file", read=None, into=None, scope="root"):
     """A validated Dag from DAG file text. ``read(path)`` returns the text
     of a spliced or included file (SPLICE and INCLUDE are refused without it).
     With ``into`` (the Dag of the DAG files before this one on a condor_submit_dag
     command line) the file's nodes join it: their names must be new, and its
     statements may name the nodes of the earlier files, as HTCondor's DAGMan reads
-    several DAG files as one DAG."""
+    several DAG files as one DAG. ``scope``: the splice it is read for (``S+``; ``root``
+    for the DAG itself), as its warnings name it."""
     dag = into if into is not None else Dag(source=source)
     lines = _lines(dag, text, source, read, [os.path.normpath(os.path.basename(source))])
     splices, lifted = [], {}
@@ -205,6 +239,7 @@ def parse_dag(text, source="dag file", read=None, into=None):
         dag.at = where
         _statement(dag, number, line, splices)
     dag.at = ""
+    _merge_spliced_maxjobs(dag, scope)
     validate(dag)
     return dag
 
@@ -290,8 +325,8 @@ def _add_node(dag, number, words, kind, body=None):
 
 
 def _node_options(dag, number, node, rest):
-    """DIR dir, NOOP and DONE after a node's submit file (DONE is refused on a FINAL
-    node and passed over, with a warning, on a SERVICE or PROVISIONER node)."""
+    """DIR dir, NOOP and DONE after a node's submit file (DONE is passed over, with a
+    warning of strictness 1, on a FINAL, SERVICE or PROVISIONER node)."""
     rest = list(rest)
     while rest:
         option = rest.pop(0).upper()
@@ -301,9 +336,9 @@ def _node_options(dag, number, node, rest):
             node.noop = True
         elif option == "DONE" and node.kind in REGULAR:
             node.done = True
-        elif option == "DONE" and node.kind is not NodeKind.FINAL:
-            dag.notes.append(f"{_where(dag)} (line {number}): WARNING: {node.kind.value} node "
-                             f"{node.name} can not be marked as DONE")
+        elif option == "DONE":
+            warn(dag, 1, f"{_where(dag)} (line {number}): WARNING: {node.kind.value} node "
+                         f"{node.name} can not be marked as DONE", Effect.GO_ON)
         else:
             raise _error(dag, number, f"invalid parameter \"{option}\"")
 
@@ -382,6 +417,8 @@ def _parent(dag, number, words, _line, splices):
         for child in _expand_splices(dag, number, children, splices, final=False):
             if parent == child:
                 raise _error(dag, number, f"node {parent} is its own parent")
+            if (parent, child) in dag.edges:
+                warn(dag, 3, f"Warning: parent {parent} already has child {child}")
             dag.edges.add((parent, child))
 
 
@@ -426,7 +463,8 @@ def _handlers():
 def _splice(dag, number, words, read, lifted):
     """Add a spliced file's nodes; return (name, initial nodes, final nodes). Its
     SUBMIT-DESCRIPTIONs go in ``lifted`` (name -> (text, splice)), the first of a name
-    kept."""
+    kept; its warnings join the DAG's; its categories become the splice's (``S+cat``;
+    not a global one, ``+cat``), their MAXJOBS merged once the DAG is read."""
     if len(words) not in (3, 5) or len(words) == 5 and words[3].upper() != "DIR":
         raise _error(dag, number, "expected SPLICE name file [DIR directory]")
     name, path = words[1], words[2]
@@ -434,7 +472,9 @@ def _splice(dag, number, words, read, lifted):
     if read is None:
         raise _error(dag, number, "SPLICE needs the spliced file, which was not given")
     directory = words[4] if len(words) == 5 else ""
-    inner = parse_dag(read(f"{directory}/{path}" if directory else path), source=path, read=read)
+    inner = parse_dag(read(f"{directory}/{path}" if directory else path), source=path, read=read,
+                      scope=f"{name}{SPLICE_SEPARATOR}")
+    dag.notes += inner.notes
     rename = {old: f"{name}{SPLICE_SEPARATOR}{old}" for old in inner.nodes}
     for old, node in inner.nodes.items():
         if node.kind is NodeKind.FINAL:
@@ -444,6 +484,7 @@ def _splice(dag, number, words, read, lifted):
             raise _error(dag, number, "only one PROVISIONER node is allowed")
         node.name = rename[old]
         node.directory = "/".join(p for p in (directory, node.directory) if p)
+        node.category = _scoped(name, node.category)
         if rename[old] in dag.nodes:
             raise _error(dag, number, f"node name {rename[old]} already exists")
         dag.nodes[rename[old]] = node
@@ -455,10 +496,44 @@ def _splice(dag, number, words, read, lifted):
         dag.services[node.name] = node
     for key, text in inner.descriptions.items():
         lifted.setdefault(key, (text, name))
+    dag.spliced_maxjobs += [(name, _scoped(name, category), limit)
+                            for category, limit in inner.maxjobs.items()]
     dag.edges |= {(rename[p], rename[c]) for p, c in inner.edges}
     initial = [rename[n] for n in inner.nodes if not inner.parents(n)]
     final = [rename[n] for n in inner.nodes if not inner.children(n)]
     return name, initial, final
+
+
+def _scoped(splice, category):
+    """A spliced node's category: its splice's own, but for a global one (``+cat``)."""
+    if not category or category.startswith(SPLICE_SEPARATOR):
+        return category
+    return f"{splice}{SPLICE_SEPARATOR}{category}"
+
+
+def _merge_spliced_maxjobs(dag, scope):
+    """The MAXJOBS of the spliced files join the DAG's: a limit the DAG itself sets for
+    the same category wins (a warning when they differ), as HTCondor's DAGMan lifts them."""
+    for splice, category, limit in dag.spliced_maxjobs:
+        own = dag.maxjobs.get(category)
+        if own is not None and own != limit:
+            warn(dag, 2, f"Warning: higher-level ({scope}) maxjobs value of {own} for category "
+                         f"{category} overrides splice {splice} value of {limit}")
+        else:
+            dag.maxjobs[category] = limit
+    dag.spliced_maxjobs = []
+
+
+def check_categories(dag):
+    """The warnings HTCondor's DAGMan gives of the DAG's categories once all is read: a
+    MAXJOBS whose category has no node, a category of nodes without MAXJOBS."""
+    used = {n.category for n in dag.nodes.values() if n.category}
+    for category in sorted(used | set(dag.maxjobs)):
+        if category not in used:
+            warn(dag, 2, f"Warning: category {category} has no assigned nodes, so the throttle "
+                         f"setting ({dag.maxjobs[category]}) will have no effect")
+        if category not in dag.maxjobs:
+            warn(dag, 2, f"Warning: category {category} has no throttle value set")
 
 
 # ----------------------------------------------------------------- validation

@@ -2,14 +2,15 @@
 
 A partial rescue DAG (``<dagfile>.rescueNNN``) holds a comment header and
 one ``DONE name`` line per finished node; read together with the original
-DAG file it lets a new run resume where the last one stopped.
-``ready_nodes`` is the pure choice a DAG runner makes after every event.
+DAG file it lets a new run resume where the last one stopped (a DONE line
+that names no node of the DAG is a warning HTCondor's DAGMan makes fatal at
+DAGMAN_USE_STRICT 1, its default). ``ready_nodes`` is the pure choice a DAG runner makes after every event.
 """
 
 import os
 import re
 
-from gridtools.formats.condor.dag import DagError, NodeKind
+from gridtools.formats.condor.dag import REGULAR, DagError, Effect, NodeKind, warn
 
 # --------------------------------------------------------------- rescue DAGs
 
@@ -61,7 +62,7 @@ def render_rescue(dag_file, dag, done, failed, created):
 
 
 def parse_rescue(text, source="rescue dag"):
-    """The node names a partial rescue DAG marks DONE."""
+    """(node name, line number) of each node a partial rescue DAG marks DONE."""
     done = []
     for number, line in enumerate(text.splitlines(), 1):
         words = line.split()
@@ -70,16 +71,23 @@ def parse_rescue(text, source="rescue dag"):
         if words[0].upper() != "DONE" or len(words) != 2:
             raise DagError(f"ERROR: {source} (line {number}): a partial rescue DAG holds "
                            "only DONE lines")
-        done.append(words[1])
+        done.append((words[1], number))
     return done
 
 
-def apply_rescue(dag, done_names, source="rescue dag"):
-    """Mark the rescue DAG's nodes DONE in ``dag``."""
-    for name in done_names:
-        if name not in dag.nodes:
-            raise DagError(f"ERROR: {source}: Unknown Job {name}")
-        dag.nodes[name].done = True
+def apply_rescue(dag, done, source="rescue dag"):
+    """Mark the rescue DAG's nodes (``parse_rescue``) DONE in ``dag``; one the DAG does not
+    have, or not of a kind that may be done, is a warning of strictness 1 in
+    ``dag.notes`` (the rescue DAG is refused when that is fatal), as HTCondor's DAGMan."""
+    for name, number in done:
+        node = dag.nodes.get(name) or dag.services.get(name)
+        if node is None:
+            warn(dag, 1, f"Warning: {source} (line {number}): Unknown Node {name}", Effect.REFUSE)
+        elif node.kind not in REGULAR:
+            warn(dag, 1, f"{source} (line {number}): WARNING: {node.kind.value} node(s) can not be "
+                         "referenced by the DONE command", Effect.REFUSE)
+        else:
+            node.done = True
 
 
 # ------------------------------------------------------------ save point files

@@ -3,14 +3,15 @@ second pass over its lines (``dag.parse_dag``), once every node is known: RETRY,
 VARS, SCRIPT, PRIORITY, ABORT-DAG-ON, CATEGORY, MAXJOBS, CONFIG, DOT, PRE_SKIP,
 NODE_STATUS_FILE, JOBSTATE_LOG, DONE, SET_JOB_ATTR, ENV and SAVE_POINT_FILE (their
 forms in ``dag``'s description). Each handler takes the DAG, the line's number,
-its words and its text; an error is ``dag.DagError`` in DAGMan's words.
+its words and its text; an error is ``dag.DagError`` in DAGMan's words, a warning
+HTCondor's DAGMan makes fatal under DAGMAN_USE_STRICT a ``dag.Note`` of its level.
 """
 
 import os
 import re
 
 from gridtools.formats.condor.dag import (
-    DEBUG_STREAMS, REGULAR, DotFile, NodeKind, Script, ScriptWhen, StatusFile, _error, _targets, _where)
+    DEBUG_STREAMS, REGULAR, DotFile, Effect, Script, ScriptWhen, StatusFile, _error, _targets, _where, warn)
 
 
 def _int(dag, number, text, what):
@@ -56,6 +57,10 @@ def _vars(dag, number, words, line, _splices):
     for node in _targets(dag, number, words[1]):
         places = {"PREPEND": node.prepend_vars, "APPEND": node.append_vars, "": node.vars}
         for key, value in pairs.items():
+            if any(key in other for other in places.values()):
+                warn(dag, 3, f'Warning: VAR "{key}" is already defined in node "{node.name}" '
+                             f'(Discovered at file "{_where(dag)}", line {number})')
+                dag.notes.append(f'Warning: Setting VAR "{key}" = "{value}"')
             for other in places.values():
                 other.pop(key, None)        # the last definition of a macro is the one used
             places[placed][key] = value
@@ -98,6 +103,9 @@ def _priority(dag, number, words, _line, _splices):
         raise _error(dag, number, "expected PRIORITY name value")
     value = _int(dag, number, words[2], "priority")
     for node in _targets(dag, number, words[1], "can not have a priority"):
+        if node.priority and node.priority != value:
+            warn(dag, 2, f"Warning: new priority {value} for node {node.name} overrides old value "
+                         f"{node.priority}")
         node.priority = value
 
 
@@ -116,6 +124,9 @@ def _category(dag, number, words, _line, _splices):
     if len(words) != 3:
         raise _error(dag, number, "expected CATEGORY name category")
     for node in _targets(dag, number, words[1], "can not be added to a category"):
+        if node.category and node.category != words[2]:
+            warn(dag, 3, f"Warning: new category {words[2]} for node {node.name} overrides old value "
+                         f"{node.category}")
         node.category = words[2]
 
 
@@ -125,6 +136,10 @@ def _maxjobs(dag, number, words, _line, _splices):
     limit = _int(dag, number, words[2], "MAXJOBS value")
     if limit < 0:
         raise _error(dag, number, f"MAXJOBS value {limit} must be 0 or more")
+    old = dag.maxjobs.get(words[1])
+    if old is not None and old != limit:
+        warn(dag, 3, f"Warning: new maxjobs value {limit} for category {words[1]} overrides old "
+                     f"value {old}")
     dag.maxjobs[words[1]] = limit
 
 
@@ -170,6 +185,10 @@ def _pre_skip(dag, number, words, _line, _splices):
     except ValueError:
         raise _error(dag, number, f"Invalid exit code \"{words[2]}\"") from None
     for node in _targets(dag, number, words[1]):
+        if node.pre_skip is not None:
+            # (two blanks after "value", as DAGMan writes it)
+            warn(dag, 3, f"Warning: new PRE_SKIP value  {code} for node {node.name} overrides old "
+                         f"value {node.pre_skip}")
         node.pre_skip = code
 
 
@@ -191,8 +210,8 @@ def _status_file(dag, number, words, _line, _splices):
     if len(words) > 4:
         raise _error(dag, number, f"Extra token ({words[4]}) on NODE_STATUS_FILE line")
     if dag.status_file is not None:
-        dag.notes.append(f"{_where(dag)} (line {number}): Warning: Attempt to set NODE_STATUS_FILE to "
-                         f"{words[1]} does not override existing value of {dag.status_file.path}")
+        warn(dag, 3, f"{_where(dag)} (line {number}): Warning: Attempt to set NODE_STATUS_FILE to "
+                     f"{words[1]} does not override existing value of {dag.status_file.path}")
         return
     dag.status_file = spec
 
@@ -204,19 +223,32 @@ def _jobstate_log(dag, number, words, _line, _splices):
     if len(words) > 2:
         raise _error(dag, number, f"Extra token ({words[2]}) on JOBSTATE_LOG line")
     if dag.jobstate_log:
-        dag.notes.append(f"{_where(dag)} (line {number}): Warning: Attempt to set JOBSTATE_LOG to "
-                         f"{words[1]} does not override existing value of {dag.jobstate_log}")
+        warn(dag, 3, f"{_where(dag)} (line {number}): Warning: Attempt to set JOBSTATE_LOG to "
+                     f"{words[1]} does not override existing value of {dag.jobstate_log}")
         return
     dag.jobstate_log = words[1]
 
 
+def _unknown(dag, number, name):
+    """A statement that names no node of the DAG where HTCondor's DAGMan passes it over
+    with a warning of strictness 1 (the file is refused when that is fatal)."""
+    if name in dag.nodes or name in dag.services or name == "ALL_NODES":
+        return False
+    warn(dag, 1, f"Warning: {_where(dag)} (line {number}): Unknown Node {name}", Effect.REFUSE)
+    return True
+
+
 def _done(dag, number, words, _line, _splices):
+    """DONE name: the node is done; a FINAL, SERVICE or PROVISIONER node is not (a warning
+    of strictness 1, as an unknown node)."""
     if len(words) != 2:
         raise _error(dag, number, "expected DONE name")
+    if _unknown(dag, number, words[1]):
+        return
     for node in _targets(dag, number, words[1]):
-        if node.kind not in REGULAR and node.kind is not NodeKind.FINAL:
-            dag.notes.append(f"{_where(dag)} (line {number}): WARNING: {node.kind.value} "
-                             f"node(s) can not be referenced by the DONE command")
+        if node.kind not in REGULAR:
+            warn(dag, 1, f"{_where(dag)} (line {number}): WARNING: {node.kind.value} "
+                         f"node(s) can not be referenced by the DONE command", Effect.REFUSE)
             continue
         node.done = True
 
@@ -271,6 +303,8 @@ def _save_point(dag, number, words, _line, _splices):
     name of the file the statement is in."""
     if len(words) not in (2, 3):
         raise _error(dag, number, "expected SAVE_POINT_FILE name [file]")
+    if _unknown(dag, number, words[1]):
+        return
     for node in _targets(dag, number, words[1], "can not have a SAVE_POINT_FILE"):
         node.save_file = words[2] if len(words) == 3 else \
             f"{node.name}-{os.path.basename(_where(dag))}.save"
