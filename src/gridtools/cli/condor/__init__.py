@@ -32,6 +32,8 @@
                   events in the nodes log and recovery; ``dagfiles`` the job state log, node
                   status file and dot file it writes
 - ``jobsubmit``   a submit description to a submit request (the path DAG nodes take)
+- ``ssh_to_job``  condor_ssh_to_job (and condor_submit -interactive's session);
+                  ``sessionstreams`` the streams root relays for a session as another user
 - ``adformat``    -long, -af, -format, -json and -constraint for ad listings
 
 Here: ``table_width`` and ``cut``, how condor_q and condor_status fit their tables to

@@ -6,20 +6,32 @@
 
 HTCondor's starts an sshd beside the job on its execution machine. A cell's jobs run
 on this machine as their owners, so here the session is a process of the owner's
-own: the job's process is found among the owner's processes (the one whose
-environment names this cell and the job: GRIDTOOLS_ROOT, and CONDOR_ID or JOB_ID
-with SGE_TASK_ID), and the shell starts with that process's environment, in the
-job's working directory (its Iwd, else its scratch directory, as HTCondor's shell
-setup chooses), after HTCondor's greeting lines (``Welcome to slot1@host!``, ``Your
-condor job is running with pid(s) N.``). With a command, the command runs through
-/bin/sh instead, and its exit status is this command's. Only the job's owner may
-(root too: the session then runs as the owner).
+own, beside the job's process: the one the task's shepherd recorded in the spool
+(``job_pid``, and the process group in its lock), taken only when it is still that
+process (a child of that shepherd, leading its own process group, started since the
+task did, its real, effective, saved and file system uids all the owner's): nothing
+another user started, whatever its environment says, is ever taken for it. The
+shell starts with that process's environment (for a job of root's, the environment
+its shepherd wrote into the task's folder instead, without LD_*, BASH_ENV and ENV),
+in the job's working directory (its Iwd, else its scratch directory, as HTCondor's
+shell setup chooses), after HTCondor's greeting lines (``Welcome to slot1@host!``,
+``Your condor job is running with pid(s) N.``). With a command, the command runs
+through /bin/sh instead, and its exit status is this command's. Only the job's owner
+may (root too: the session then runs as the owner, with the owner's groups).
+
+Root's session as another user never gets root's descriptors, as sshd gives none:
+it runs in a session of its own, with a pseudo-terminal of its own when standard
+input is a terminal (root's terminal raw meanwhile, its window size passed on), else
+with pipes, and root's process relays between them until the session's process ends;
+no descriptor above 2 is left open to it. What root does afterwards as the owner
+(removing the session's mark, ending an interactive job) is done by a child that
+became the owner, groups included.
 
 While a session lasts, the directory ``.condor_ssh_to_job_1`` is in the job's
-scratch directory, as in HTCondor: the job of ``condor_submit -interactive`` waits
-for it. When the session of such a job (InteractiveJob) ends, the job ends too
-(its processes are sent SIGTERM), as HTCondor's interactive jobs end with their
-session.
+scratch directory (as the task's environment file names it), as in HTCondor: the
+job of ``condor_submit -interactive`` waits for it. When the session of such a job
+(InteractiveJob) ends, the job ends too (its process is sent SIGTERM), as
+HTCondor's interactive jobs end with their session.
 
 A job that is not running yet is said in the schedd's words (``Job 5.0 is not
 running.``), exit 1; with -auto-retry the command waits for it (``Waiting for job to
@@ -28,9 +40,11 @@ start...``). With -remove-on-interrupt an interrupt removes the job.
 
 import os
 import signal
+import stat
 import sys
 import time
 
+from gridtools.cli.condor import sessionstreams
 from gridtools.errors import GridError, lines
 
 USAGE = """\
@@ -131,7 +145,7 @@ def _find(cluster, proc):
 
 
 def _wait_running(opts):
-    """(the running Proc of the job, (its process's pid, environment), whether it is an
+    """(the running Proc of the job, (its process's pid, start ticks), whether it is an
     interactive job); GridError in the schedd's words when it is not running (after
     waiting for it with -auto-retry)."""
     from gridtools.cli.condor import queue
@@ -164,51 +178,143 @@ def _wait_running(opts):
 
 
 def _job_process(found):
-    """(pid, environment) of the job's first process on this machine (None when none is
-    seen yet: it is starting, or it runs elsewhere)."""
+    """(pid, start ticks) of the job's process on this machine, as the task's shepherd
+    recorded it in the spool, once checked (``_checked``); None when none is seen (it is
+    starting, it runs elsewhere, or the process is not the job's)."""
     import pwd
-    from gridtools import cell
+    from gridtools.exec import tasklock
+    from gridtools.spool import jobs as jobstore
     try:
         uid = pwd.getpwnam(found.owner).pw_uid
     except KeyError:
         return None
-    root = cell.root()
-    wanted = {b"CONDOR_ID=" + found.id.encode()} if found.is_condor else {
-        b"JOB_ID=" + str(found.cluster).encode()}
-    best = None
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            if os.stat(f"/proc/{name}").st_uid != uid:
-                continue
-            with open(f"/proc/{name}/environ", "rb") as fh:
-                items = fh.read().split(b"\0")
-            started = _start_time(name)
-        except OSError:
-            continue
-        if b"GRIDTOOLS_ROOT=" + root.encode() not in items or not wanted <= set(items):
-            continue
-        env = dict(item.split(b"=", 1) for item in items if b"=" in item)
-        if not found.is_condor and env.get(b"SGE_TASK_ID", b"undefined") not in (
-                b"undefined", str(found.number).encode()):
-            continue
-        if best is None or started < best[0]:
-            best = (started, int(name), env)
-    if best is None:
+    folder = jobstore.task_dir(found.cluster, found.number)
+    pid = _spool_number(folder, "job_pid")
+    record = tasklock.read_lock(folder)
+    if record is not None:
+        if not record.here() or record.group != pid:
+            return None
+        shepherd, ticks = record.pid, record.group_ticks
+        if _ticks(shepherd) != record.ticks:
+            return None                 # (the shepherd is gone: its pid means nothing)
+    elif os.geteuid() != 0:             # (the owner's own processes only: see _checked)
+        shepherd, ticks = _spool_number(folder, "pid"), None
+    else:
         return None
-    env = dict(best[2])
-    env[_STARTED] = str(best[0]).encode()
-    return best[1], env
+    return _checked(pid, shepherd, ticks, uid, found.start)
 
 
-#: where the job process's start time rides along with its environment (left out of the session's)
-_STARTED = b"\0started"
+#: seconds a job's process may seem to have started before its task did (the boot time
+#: the kernel tells is in whole seconds)
+START_SLACK = 2.0
 
 
-def _start_time(pid):
+def _checked(pid, shepherd, ticks, uid, since):
+    """(pid, start ticks) when process ``pid`` is the job's: a child of its shepherd,
+    leading its own process group, started (at ``ticks``, when known) no earlier than
+    its task (``since``), its real, effective, saved and file system uids all ``uid``;
+    else None."""
+    try:
+        fields = _stat(pid)
+        started = int(fields[19])
+        if fields[0] == b"Z" or int(fields[1]) != shepherd or int(fields[2]) != pid or \
+                ticks is not None and started != ticks or _boot_time() + started / _HZ < since - START_SLACK:
+            return None
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            uids = next(line for line in fh if line.startswith(b"Uid:")).split()[1:]
+        if [int(u) for u in uids] != [uid] * 4 or _ticks(pid) != started:
+            return None
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    return pid, started
+
+
+def _stat(pid):
+    """The fields of /proc/PID/stat after the command's name (its state first, the
+    parent's pid, the process group; the start time in clock ticks is [19])."""
+    if not pid or pid < 0:
+        raise OSError("no process")
     with open(f"/proc/{pid}/stat", "rb") as fh:
-        return int(fh.read().rpartition(b")")[2].split()[19])
+        data = fh.read()
+    return data[data.rindex(b")") + 2:].split()
+
+
+def _ticks(pid):
+    """The start time of process ``pid`` in clock ticks since boot (0 when it is gone)."""
+    try:
+        return int(_stat(pid)[19])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+_HZ = os.sysconf("SC_CLK_TCK")
+
+
+def _boot_time():
+    with open("/proc/stat", "rb") as fh:
+        return int(next(line for line in fh if line.startswith(b"btime ")).split()[1])
+
+
+def _spool_number(folder, name):
+    """The number file ``name`` of a task's folder holds (0 when it cannot be read)."""
+    try:
+        fd = os.open(os.path.join(folder, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            return int(os.read(fd, 64).strip() or 0)
+        finally:
+            os.close(fd)
+    except (OSError, ValueError):
+        return 0
+
+
+def _spool_environment(found, owner):
+    """The job's environment as its shepherd wrote it into the task's folder (the
+    ``environment`` file, owned by the folder's owner or by the job's), as a dict; None
+    when there is none to read."""
+    from gridtools.spool import jobs as jobstore
+    folder = jobstore.task_dir(found.cluster, found.number)
+    try:
+        dirfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        fd = os.open("environment", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dirfd)
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_uid not in (os.fstat(dirfd).st_uid, owner.pw_uid):
+                return None
+            text = fh.read(ENVIRONMENT_MOST)
+    except OSError:
+        return None
+    finally:
+        os.close(dirfd)
+    pairs = (line.split(b"=", 1) for line in text.split(b"\n") if b"=" in line)
+    return {_text(k): _text(v) for k, v in pairs}
+
+
+#: the most of a task's environment file read
+ENVIRONMENT_MOST = 1 << 20
+#: variables a root session leaves out of the job's environment: the dynamic linker's
+#: (their names begin so), and those naming start-up files of sh and bash
+UNSAFE_PREFIX = "LD_"
+UNSAFE = ("BASH_ENV", "ENV")
+
+
+def _text(data):
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _process_environment(pid, started):
+    """The environment of the job's process ``pid`` (None when it is not that process
+    any more)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            items = fh.read().split(b"\0")
+        if _ticks(pid) != started:
+            return None
+    except OSError:
+        return None
+    return {_text(k): _text(v) for k, v in (item.split(b"=", 1) for item in items if b"=" in item)}
 
 
 # ---------------------------------------------------------------- the session
@@ -221,8 +327,8 @@ def main(argv, prog="condor_ssh_to_job"):
             if not known_schedd(opts.schedd):
                 raise GridError(f"No such schedd named {opts.schedd} in local pool", 1)
         _arm(opts)
-        found, (pid, env), interactive = _wait_running(opts)
-        return _session(opts, found, pid, env, interactive)
+        found, job, interactive = _wait_running(opts)
+        return _session(opts, found, job, interactive)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
@@ -259,77 +365,116 @@ def _remove(job):
         sys.stderr.write(f"{exc}\n")
 
 
-def _session(opts, found, pid, env, interactive):
-    """Run the shell (or the command) beside the job; its exit status."""
+def _session(opts, found, job, interactive):
+    """Run the shell (or the command) beside the job ``job`` ((pid, start ticks)); its
+    exit status."""
     import pwd
-    started = int(env.pop(_STARTED))
-    decoded = {k.decode("utf-8", "surrogateescape"): v.decode("utf-8", "surrogateescape") for k, v in env.items()}
-    scratch = decoded.get("_CONDOR_SCRATCH_DIR") or decoded.get("TMPDIR") or ""
+    pid, started = job
     owner = pwd.getpwnam(found.owner)
+    spooled = _spool_environment(found, owner)
+    env = _session_environment(found, owner, job, spooled)
+    scratch = (spooled or {}).get("_CONDOR_SCRATCH_DIR") or (spooled or {}).get("TMPDIR") or ""
+    marker = os.path.join(scratch, SESSION_DIR) if os.path.isabs(scratch) else None
     for name in ("TERM", "DISPLAY", "COLORTERM"):
         if name in os.environ:
-            decoded[name] = os.environ[name]
-    slot = found.host or decoded.get("_CONDOR_SLOT", "")
-    decoded.update(_CONDOR_JOB_PIDS=str(pid), _CONDOR_SLOT_NAME=slot)
-    marker = os.path.join(scratch, SESSION_DIR) if scratch else None
+            env[name] = os.environ[name]
+    slot = found.host or env.get("_CONDOR_SLOT", "")
+    env.update(_CONDOR_JOB_PIDS=str(pid), _CONDOR_SLOT_NAME=slot)
+    greeting = f"Welcome to {slot}!\nYour condor job is running with pid(s) {pid}.\n"
+    # another user's session never gets the caller's descriptors: a terminal of its own, or pipes
+    streams = sessionstreams.Streams(owner) if os.geteuid() != owner.pw_uid else None
     sys.stdout.flush()
     sys.stderr.flush()
     child = os.fork()
     if child == 0:                      # (the session: as the owner, in the job's directory)
         try:
-            for signum in (signal.SIGINT, signal.SIGQUIT):
-                signal.signal(signum, signal.SIG_DFL)
-            if os.geteuid() == 0 and owner.pw_uid != 0:
-                os.initgroups(owner.pw_name, owner.pw_gid)
-                os.setgid(owner.pw_gid)
-                os.setuid(owner.pw_uid)
-            _enter(marker, decoded)
-            if opts.command:
-                os.execve("/bin/sh", ["sh", "-c", " ".join(opts.command)], decoded)
-            sys.stdout.write(f"Welcome to {slot}!\nYour condor job is running with pid(s) {pid}.\n")
-            sys.stdout.flush()
-            shells = [s for s in opts.shells.split(",") if s] + [decoded.get("SHELL", ""), owner.pw_shell, "/bin/sh"]
-            for shell in (s for s in shells if s and os.access(s, os.X_OK)):
-                os.execve(shell, ["-" + os.path.basename(shell)], decoded)
-            sys.stderr.write("no shell could be started\n")
+            _start(opts, owner, env, marker, greeting, streams)
         except OSError as exc:
             sys.stderr.write(f"{exc.strerror}: {exc.filename or ''}\n")
         finally:
             os._exit(127)
-    for signum in (signal.SIGINT, signal.SIGQUIT):
-        signal.signal(signum, signal.SIG_IGN)  # (the terminal's keys are the session's)
-    status = _wait(child)
-    with _as_owner(owner):              # (root acts on the owner's files and processes with their rights)
-        _leave(marker)
-        if interactive:                 # (an interactive job ends with its session)
-            _end_job(pid, started)
+    if streams is None:
+        for signum in (signal.SIGINT, signal.SIGQUIT):
+            signal.signal(signum, signal.SIG_IGN)  # (the terminal's keys are the session's)
+        status = sessionstreams.wait_child(child)
+    else:
+        status = streams.relay(child)
+    _as_owner(owner, lambda: _end(marker, job if interactive else None))
     return status
 
 
-class _as_owner:
-    """Root's effective identity the owner's for a while (nothing changes for the owner)."""
+def _session_environment(found, owner, job, spooled):
+    """The session's environment: the job's process's; for a job of root's, the one its
+    shepherd wrote instead, without the variables that choose code to run (UNSAFE)."""
+    if owner.pw_uid != 0:
+        env = _process_environment(*job)
+    else:
+        env = None if spooled is None else {
+            k: v for k, v in spooled.items() if not k.startswith(UNSAFE_PREFIX) and k not in UNSAFE}
+    if env is None:
+        raise GridError(f"Failed to read the environment of job {found.id}.", 1)
+    return env
 
-    def __init__(self, owner):
-        self.owner, self.switched = owner, os.geteuid() == 0 and owner.pw_uid != 0
 
-    def __enter__(self):
-        if self.switched:
-            os.setegid(self.owner.pw_gid)
-            os.seteuid(self.owner.pw_uid)
+def _start(opts, owner, env, marker, greeting, streams):
+    """In the forked child: take the session's streams, become the owner, mark the
+    session, go to the job's directory and run the command or a shell."""
+    for signum in (signal.SIGINT, signal.SIGQUIT):
+        signal.signal(signum, signal.SIG_DFL)
+    if streams is not None:
+        streams.attach()
+    _become(owner)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    _enter(marker, env)
+    if opts.command:
+        os.execve("/bin/sh", ["sh", "-c", " ".join(opts.command)], env)
+    sys.stdout.write(greeting)
+    sys.stdout.flush()
+    shells = [s for s in opts.shells.split(",") if s] + [env.get("SHELL", ""), owner.pw_shell, "/bin/sh"]
+    for shell in (s for s in shells if s and os.access(s, os.X_OK)):
+        os.execve(shell, ["-" + os.path.basename(shell)], env)
+    sys.stderr.write("no shell could be started\n")
 
-    def __exit__(self, *_exc):
-        if self.switched:
-            os.seteuid(0)
-            os.setegid(0)
+
+def _become(owner):
+    """Root's process becomes the owner's: uids, gids and the owner's groups."""
+    if os.geteuid() == 0 and owner.pw_uid != 0:
+        os.initgroups(owner.pw_name, owner.pw_gid)
+        os.setgid(owner.pw_gid)
+        os.setuid(owner.pw_uid)
+
+
+def _as_owner(owner, action):
+    """Do ``action`` with the owner's rights: root does it in a child that became the
+    owner (``_become``); anyone else in this process."""
+    if os.geteuid() != 0 or owner.pw_uid == 0:
+        action()
+        return
+    child = os.fork()
+    if child == 0:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            _become(owner)
+            action()
+        finally:
+            os._exit(0)
+    sessionstreams.wait_child(child)
+
+
+def _end(marker, job):
+    """After the session: its mark goes, and the job ``job`` (an interactive one) ends."""
+    _leave(marker)
+    if job is not None:
+        _end_job(*job)
 
 
 def _end_job(pid, started):
     """SIGTERM to the job's process, when it is still the one the session was opened
     beside (the same start time: a pid used again by another process is left alone)."""
     try:
-        if _start_time(str(pid)) == started:
+        if _ticks(pid) == started:
             os.kill(pid, signal.SIGTERM)
-    except (OSError, ValueError, IndexError):
+    except OSError:
         pass
 
 
@@ -357,18 +502,6 @@ def _leave(marker):
             os.rmdir(marker)
         except OSError:
             pass
-
-
-def _wait(child):
-    while True:
-        try:
-            _pid, status = os.waitpid(child, 0)
-            break
-        except InterruptedError:
-            continue
-    if os.WIFSIGNALED(status):
-        return 128 + os.WTERMSIG(status)
-    return os.WEXITSTATUS(status)
 
 
 def _interactive(found, snap):
