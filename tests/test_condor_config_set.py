@@ -226,3 +226,32 @@ def test_locations_name_the_cell_s_daemon(cell):
     assert re.fullmatch(r"# Configuration from master on testhost <[0-9.]+:0>\n\n"
                         r"# Parameters with names that match \^HOUR\$:\nHOUR = \(60 \* \$\(MINUTE\)\)\n"
                         r"# Contributing configuration file\(s\):\n#\t.*/etc/condor_config\n", dump), dump
+
+
+def test_what_the_daemon_publishes_for_other_users_holds_only_what_they_may_read(idle_cell, users):
+    """What the daemon read from a file only root may read, from its own environment
+    (_CONDOR_*, $ENV()), or built of those, is not in the configuration it publishes
+    for every user (another user's tool would read the file itself); root's daemon
+    targets see it all, from a file only root may read."""
+    cell = idle_cell
+    secret = os.path.join(cell.root, "etc", "secret.local")
+    with open(secret, "w") as fh:
+        fh.write("DB_PASSWORD = hunter2\n")
+    os.chmod(secret, 0o600)
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"LOCAL_CONFIG_FILE = {secret}\nFROM_ENV = $ENV(GT_TEST_SECRET)\n"
+                 "TAKES_SECRET = x$(DB_PASSWORD)\nPLAIN_KNOB = $(HOUR) + 1\n")
+    cell.run("gridtools", "daemon", "start", check=True,
+             env={"GT_TEST_SECRET": "envsecret", "_CONDOR_POOL_PASSWORD": "s3cretpw"})
+    hidden = ("DB_PASSWORD", "FROM_ENV", "TAKES_SECRET", "POOL_PASSWORD")
+    assert [ccv(cell, "-schedd", name).stdout for name in hidden] == [
+        "hunter2\n", "envsecret\n", "xhunter2\n", "s3cretpw\n"]
+    public = cell.run("cat", os.path.join(cell.root, "spool", "daemon_config"), user="gtbob", text=False)
+    assert public.returncode == 0
+    for word in (b"hunter2", b"envsecret", b"s3cretpw", b"DB_PASSWORD", b"FROM_ENV", b"TAKES_SECRET"):
+        assert word not in public.stdout, word
+    assert b"PLAIN_KNOB" in public.stdout and b"(60 * 60) + 1" in public.stdout
+    private = os.path.join(cell.root, "spool", "daemon_config.private")
+    assert cell.run("cat", private, user="gtbob").returncode != 0
+    with open(private, "rb") as fh:
+        assert b"hunter2" in fh.read()

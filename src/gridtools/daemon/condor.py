@@ -110,7 +110,8 @@ class Condor:
         from gridtools.errors import SpoolError
         from gridtools.spool import daemonconf
         try:
-            daemonconf.publish(confset.snapshot(self.conf, view.exec_hosts(state.config), state.started))
+            full = confset.snapshot(self.conf, view.exec_hosts(state.config), state.started)
+            daemonconf.publish(full, confset.public(full, self.conf.main))
         except SpoolError as exc:
             state.log(f"E|the configuration in use is not published: {exc}")
 

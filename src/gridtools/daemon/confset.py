@@ -187,6 +187,78 @@ def _make(conf, mode, name, text):
 
 # ---------------------------------------------------------------- what is published
 
+#: where a definition comes from that tells no secret: HTCondor's defaults, what the
+#: machine was found to have, and settings condor_config_val -rset made
+OPEN_SOURCES = ("<Default>", "<Detected>", RUNTIME_SOURCE)
+
+
+def public(snapshot, config):
+    """What every user may read of ``snapshot`` (the configuration in use, as ``snapshot``
+    makes it): the definitions made in files every user may read (the file, and the
+    folders on the way to it), by defaults or by -rset, whose values draw on no other
+    definition and no variable of the daemon's environment ($ENV) that are not so
+    themselves. A definition made in a file only root may read, by the daemon's
+    environment (_CONDOR_*), or that takes something of those, is left out."""
+    from gridtools.formats.condor_config import expand
+    readable = {}
+
+    def open_source(source):
+        if source not in readable:
+            readable[source] = source in OPEN_SOURCES or _world_readable(source)
+        return readable[source]
+
+    defs = {d.name.lower(): d for d in config.definitions()}
+
+    class _Watched(dict):
+        """The environment, telling whether an expansion read it."""
+        read = False
+
+        def get(self, key, default=None):
+            _Watched.read = True
+            return default
+
+    kept = []
+    for entry in snapshot["definitions"]:
+        d = defs.get(str(entry[0]).lower())
+        if d is None or not open_source(d.source):
+            continue
+        named, _Watched.read = [], False
+
+        def lookup(name, named=named):
+            named.append(name.lower())
+            return config.raw(name)
+        try:
+            expand(d.raw, lookup, _Watched(), name=d.name)
+        except Exception:  # noqa: BLE001 - a value that cannot be expanded: told as it is
+            pass
+        if _Watched.read or not all(n not in defs or open_source(defs[n].source) for n in named):
+            continue
+        kept.append(entry)
+    return {**snapshot, "definitions": kept}
+
+
+def _world_readable(path):
+    """True when ``path`` is a regular file every user may read, through folders every
+    user may pass."""
+    import stat
+    if not isinstance(path, str) or not path.startswith("/"):
+        return False
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or not st.st_mode & stat.S_IROTH:
+            return False
+        folder = os.path.dirname(path)
+        while True:
+            if not os.stat(folder).st_mode & stat.S_IXOTH:
+                return False
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return True
+            folder = parent
+    except OSError:
+        return False
+
+
 def snapshot(conf, hosts, started):
     """The mapping ``spool.daemonconf.publish`` writes of the configuration in use."""
     config = conf.main

@@ -6,7 +6,10 @@ file changed, on condor_reconfig) it writes ``spool/daemon_config``, one marshal
 document (a mapping: the daemon's host, pid and address, the files it read,
 and every definition with its raw and expanded values and where it was made),
 for ``condor_config_val -master NAME`` and the like to answer from. ``publish``
-writes it atomically; ``read`` gives it, or None.
+writes it atomically, whole into a file only the daemon's user may read
+(``daemon_config.private``), and what every user may read of it (no definition
+from a file others cannot read, or from the daemon's environment) into
+``daemon_config``; ``read`` gives the first the caller can read, or None.
 
 Kept: a persistent setting lives in ``PERSISTENT_CONFIG_DIR`` as HTCondor lays
 it out: ``.config.MASTER`` holds ``RUNTIME_CONFIG_ADMIN = name, name ...`` (the
@@ -33,23 +36,35 @@ SUBSYSTEM = "MASTER"
 MAX_FILE = 64 << 10
 
 
-def path():
-    return cell.spool(PUBLISHED)
+#: beside it, the whole of it, which only the daemon's user may read
+PRIVATE = "daemon_config.private"
 
 
-def publish(snapshot):
-    """Write the configuration in use (a mapping of plain values) for clients to read."""
-    atomic_write(path(), marshal.dumps(snapshot), mode=0o644)
+def path(private=False):
+    return cell.spool(PRIVATE if private else PUBLISHED)
+
+
+def publish(snapshot, public):
+    """Write the configuration in use (a mapping of plain values): ``snapshot`` whole for
+    the daemon's user (and root), ``public`` (what every user may read of it:
+    ``daemon.confset.public``) for everybody."""
+    atomic_write(path(private=True), marshal.dumps(snapshot), mode=0o600)
+    atomic_write(path(), marshal.dumps(public), mode=0o644)
 
 
 def read():
-    """The published configuration (a mapping), or None when there is none to read."""
-    try:
-        with open(path(), "rb") as fh:
-            found = marshal.loads(fh.read())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    return found if type(found) is dict else None
+    """The published configuration (a mapping): the whole of it when the caller may read
+    it, else what every user may read; None when there is none to read."""
+    for private in (True, False):
+        try:
+            with open(path(private), "rb") as fh:
+                found = marshal.loads(fh.read())
+        except PermissionError:
+            continue
+        except (OSError, EOFError, ValueError, TypeError):
+            return None
+        return found if type(found) is dict else None
+    return None
 
 
 # ---------------------------------------------------------------- persistent settings
