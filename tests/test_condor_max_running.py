@@ -62,11 +62,15 @@ def test_the_daemon_applies_the_default(cell):
 
     from gridtools.daemon.condor import Condor
     logged = []
-    state = SimpleNamespace(log=logged.append, need_schedule=False, need_publish=False)
     memory = int(cell.run("condor_config_val", "DETECTED_MEMORY").stdout)
     old = os.environ.get("GRIDTOOLS_ROOT")
     os.environ["GRIDTOOLS_ROOT"] = cell.root
     try:
+        import time
+        from gridtools.spool import config as spool_config
+        # (what a reading of the configuration needs of the daemon's state: it publishes it)
+        state = SimpleNamespace(log=logged.append, need_schedule=False, need_publish=False,
+                                config=spool_config.load(), started=time.time())
         assert Condor()._max_jobs_running(state) == min(memory, 10000)
     finally:
         os.environ.pop("GRIDTOOLS_ROOT") if old is None else os.environ.update(GRIDTOOLS_ROOT=old)
