@@ -6,6 +6,8 @@ OWNER_MATCH_STEPS)."""
 import os
 import re
 
+import pytest
+
 from test_daemon_tick import _condor_submit, ask
 
 #: a Requirements that takes some ten thousand evaluation steps, and reads ProcId, so
@@ -43,9 +45,43 @@ def test_the_procs_put_off_show_why_and_start_in_the_next_pass(ticking, monkeypa
             "a pass gives one owner (OWNER_MATCH_STEPS)") in info, info
     out = cell.run("condor_q", "-better-analyze", f"{cluster}.1", check=True).stdout
     assert (f"Reason for last match failure: matching the jobs of {user} took the 1000 ClassAd evaluation "
-            "steps a cycle gives one submitter (OWNER_MATCH_STEPS)") in out, out
+            "steps a cycle gives one owner (OWNER_MATCH_STEPS)") in out, out
     daemon.tick()
     assert fake.running() == [(cluster, 1)]               # (the pause is not over)
     daemon.tick(now=time.time() + 3601)
     assert fake.running() == [(cluster, 1), (cluster, 2)]
     assert cluster not in daemon.state.reasons
+
+
+#: a ConcurrencyLimits that reads the machine (so it is evaluated on each host, in every
+#: pass) and takes some ten thousand evaluation steps there
+COSTLY_LIMITS = 'ifThenElse(stringListMember("zz", "' + ",".join(f"x{i}" for i in range(2000)) + \
+                '"), "none", strcat("lic_", TARGET.Machine))'
+
+
+@pytest.mark.parametrize("params", ["OWNER_MATCH_STEPS=1000", "NEGOTIATOR=1,OWNER_MATCH_STEPS=1000"])
+def test_the_concurrency_limits_that_read_the_machine_spend_their_owners_steps(ticking, monkeypatch, params):
+    """The concurrency limits of a job that read the machine are worked out for each host
+    before the pass, in either order: their evaluations count against the job's owner,
+    whose other such jobs are put off once the steps are spent, with the reason; the
+    next pass takes them."""
+    import time
+    from gridtools.daemon import loop
+    cell, daemon, fake = ticking
+    monkeypatch.setattr(loop, "PUT_OFF_PAUSE", 3600.0)
+    set_params(cell, daemon, params)
+    text = f"executable = /bin/true\nconcurrency_limits_expr = {COSTLY_LIMITS}\nhold = true\nqueue 1\n"
+    first = _condor_submit(cell, daemon, "first.sub", text)
+    second = _condor_submit(cell, daemon, "second.sub", text)
+    assert fake.running() == []
+    ask(cell, daemon, "condor_release", str(first), str(second))      # (both pending in one pass)
+    daemon.tick()
+    assert fake.running() == [(first, 1)]
+    out = cell.run("qstat", "-j", str(second), check=True).stdout
+    info = out[out.index("scheduling info:"):]
+    user = cell.run("id", "-un", check=True).stdout.strip()
+    assert (f'job dropped because matching the jobs of "{user}" took the 1000 ClassAd evaluation steps '
+            "a pass gives one owner (OWNER_MATCH_STEPS)") in info, info
+    daemon.tick(now=time.time() + 3601)
+    assert fake.running() == [(first, 1), (second, 1)]
+    assert second not in daemon.state.reasons

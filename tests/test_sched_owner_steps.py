@@ -175,3 +175,130 @@ def test_the_evaluator_counts_the_steps_of_every_evaluation():
     before = steps_taken()                                   # (over the budget: counted too)
     assert parse(f'stringListMember("zz", "{LONG},{LONG},{LONG},{LONG}")').eval() is ERROR
     assert steps_taken() - before > STEPS
+
+
+# ---------------------------------------------------------------- what a step is
+
+#: a pattern that backtracks: matching it against ``BACKTRACKED`` takes some milliseconds
+#: (far below the 0.2 seconds an evaluation's matching may take), for two steps of calls
+BACKTRACKING = "^(a|aa)*$"
+BACKTRACKED = "a" * 23 + "b"
+#: a Requirements that costs that much, and differs from job to job
+REGEX_COSTLY = f'regexp("{BACKTRACKING}", "{BACKTRACKED}") == false && ClusterId > 0 && ' \
+               "TARGET.Memory >= RequestMemory"
+
+
+def test_the_time_a_regular_expression_takes_counts_as_steps():
+    """A match that backtracks for milliseconds costs as many thousand steps, not the two
+    of its call: the owner's budget sees it."""
+    import time
+    from gridtools.classad.budget import steps_taken
+    expr = parse(f'regexp("{BACKTRACKING}", "{BACKTRACKED}")')
+    assert expr.eval() is False                             # (the pattern compiled, kept)
+    before, began = steps_taken(), time.monotonic()
+    assert expr.eval() is False
+    took = time.monotonic() - began
+    assert steps_taken() - before >= 1000
+    assert steps_taken() - before <= took * 1_000_000 + 10
+    ordinary, costs = parse('regexp("^a", "ab")'), []      # (a step or a few: at least once
+    for _ in range(5):                                      # in five, on a loaded machine)
+        before = steps_taken()
+        assert ordinary.eval() is True
+        costs.append(steps_taken() - before)
+    assert min(costs) < 10, costs
+
+
+def test_the_time_a_regular_expression_takes_counts_against_the_evaluations_budget(monkeypatch):
+    """The evaluation's own budget of steps sees the time too: at a step a nanosecond,
+    the same match is over it, and ERROR."""
+    from gridtools.classad import ERROR, budget
+    expr = parse(f'regexp("{BACKTRACKING}", "{BACKTRACKED}")')
+    assert expr.eval() is False
+    monkeypatch.setattr(budget, "STEPS_PER_SECOND", 1_000_000_000)
+    assert expr.eval() is ERROR
+    assert parse('regexp("^a", "ab")').eval() is True
+
+
+def test_jobs_whose_regular_expressions_backtrack_spend_their_owners_steps():
+    """alice's jobs each match a backtracking pattern in their Requirements (two steps of
+    calls, milliseconds of matching): her first job is matched, her others put off; bob's
+    start in the same pass."""
+    jobs, _requirements = alice_and_bob()
+    requirements = {i: REGEX_COSTLY for i in range(1, 7)}
+    _snap, decisions = one_pass(jobs, requirements)
+    assert started(decisions) == [1, 7, 8, 9]
+    assert decisions.put_off == ("2.0", "3.0", "4.0", "5.0", "6.0")
+    for job_id in (2, 3, 4, 5, 6):
+        lines = schedkit.reasons(decisions, job_id)
+        assert len(lines) == 1 and lines[0].startswith(SENTENCE.format(owner="alice", steps=STEPS)), lines
+
+
+# ---------------------------------------------------------------- whose steps
+
+def grouped_ads(snap, requirements, groups):
+    """job_ads, each job of ``groups`` (job id -> accounting group) naming its group."""
+    plain = job_ads(snap, requirements)
+
+    def job_ad(job_id, task):
+        ad = plain(job_id, task)
+        if job_id in groups:
+            ad["AccountingGroup"] = groups[job_id]
+        return ad
+    return job_ad
+
+
+def grouped_pass(jobs, requirements, groups, put_off=()):
+    snap = schedkit.snapshot(scenario(jobs))
+    inputs = matchpass.Inputs(slots(snap), grouped_ads(snap, requirements, groups), {}, N.NegotiatorConfig(),
+                              put_off=put_off)
+    return matchpass.match_pass(snap, inputs)
+
+
+def test_a_job_that_names_another_users_group_spends_its_owners_steps():
+    """alice's costly jobs name bob as their accounting group (accounting_group_user =
+    bob): they count for bob's submitter, but spend alice's steps, not bob's; bob's
+    plain jobs start in the same pass, and the reason names alice."""
+    jobs, requirements = alice_and_bob()
+    decisions = grouped_pass(jobs, requirements, dict.fromkeys(range(1, 7), "bob"))
+    assert started(decisions) == [1, 7, 8, 9]
+    assert decisions.put_off == ("2.0", "3.0", "4.0", "5.0", "6.0")
+    assert set(decisions.submitters) == {"bob"}
+    for job_id in (2, 3, 4, 5, 6):
+        lines = schedkit.reasons(decisions, job_id)
+        assert len(lines) == 1 and lines[0].startswith(SENTENCE.format(owner="alice", steps=STEPS)), lines
+    assert not any("evaluation steps" in line for job_id in (7, 8, 9)
+                   for line in schedkit.reasons(decisions, job_id))
+
+
+def test_jobs_spread_over_accounting_groups_share_their_owners_steps():
+    """alice's costly jobs each name a group of their own: one submitter each, but one
+    budget (hers), so one of them is matched in the pass, as without the groups."""
+    jobs, requirements = alice_and_bob()
+    decisions = grouped_pass(jobs, requirements, {i: f"g{i}.alice" for i in range(1, 7)})
+    assert len(decisions.submitters) == 7
+    alices = [j for j in started(decisions) if j < 7]
+    assert len(alices) == 1 and [j for j in started(decisions) if j >= 7] == [7, 8, 9]
+    assert sorted(decisions.put_off) == sorted(f"{i}.0" for i in range(1, 7) if i not in alices)
+    for job_id in set(range(1, 7)) - set(alices):
+        lines = schedkit.reasons(decisions, job_id)
+        assert len(lines) == 1 and lines[0].startswith(SENTENCE.format(owner="alice", steps=STEPS)), lines
+
+
+def test_the_jobs_put_off_across_groups_still_all_start_in_turn():
+    """As test_the_jobs_put_off_go_first_in_the_next_pass_so_all_start_in_turn, with
+    each of alice's jobs in a group of its own: her first job, which matches no slot, is
+    not matched before the others the last pass put off, whatever the order of their
+    submitters."""
+    jobs, requirements = alice_and_bob(never=(1,))
+    groups = {i: f"g{i}.alice" for i in range(1, 7)}
+    left, put_off, order = jobs, (), []
+    for _ in range(7):
+        decisions = grouped_pass(left, requirements, groups, put_off)
+        now = started(decisions)
+        assert len([j for j in now if j < 7]) <= 1          # one costly job a pass
+        order.extend(now)
+        left = [j for j in left if j["id"] not in now]
+        put_off = decisions.put_off
+        if [j["id"] for j in left] == [1]:
+            break
+    assert sorted(order) == [2, 3, 4, 5, 6, 7, 8, 9] and [j["id"] for j in left] == [1]

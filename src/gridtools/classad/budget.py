@@ -10,13 +10,17 @@ one in Python (split, the argument and environment functions, versions, the
 spelling of strings in lists). Every STEP_CHUNK steps the clock is looked at too: an
 evaluation that ran SECONDS is over its budget however few steps it took. Functions
 build no string longer than MAX_STRING characters (ERROR), and regular expressions
-match for REGEX_SECONDS at most in one evaluation (see regexfuncs). An evaluation over
+match for REGEX_SECONDS at most in one evaluation (see regexfuncs); the time they take
+is charged as steps too, STEPS_PER_SECOND of them a second (``charge_seconds``), so that
+a pattern that backtracks costs what evaluating for as long would. An evaluation over
 its budget is ERROR, as is one that runs out of memory or of recursion depth.
 
 The steps every evaluation took are added up for the process (``steps_taken``): a
 caller that compares the count before and after some evaluations knows what they cost
-in steps, which, unlike seconds, are the same on every machine and at every load (the
-scheduler bounds what one owner's matching may take in a pass so: ``sched.evalbudget``).
+in steps, which, unlike seconds, are the same on every machine and at every load (but
+for the time of regular-expression matching, which the evaluator measures anyway), and
+read no clock (the scheduler bounds what one owner's matching may take in a pass so:
+``sched.evalbudget``).
 """
 
 from gridtools.classad.values import _CURRENT, ERROR
@@ -33,6 +37,10 @@ LOOP_CHARS = 4
 SECONDS = 1.0
 #: most seconds regular expressions may spend matching in one evaluation
 REGEX_SECONDS = 0.2
+#: steps a second of timed work costs (regular-expression matching, ``timing.timed``):
+#: about what evaluating takes in a second (a step is a microsecond or two of attributes
+#: and function calls), so that a step costs about the same time whatever spent it
+STEPS_PER_SECOND = 1_000_000
 #: longest string a function builds (characters)
 MAX_STRING = 1 << 21
 
@@ -110,6 +118,15 @@ def charge(steps):
         run.left -= steps
         if run.left < 0:
             run.refill()
+
+
+def charge_seconds(run, seconds):
+    """Count ``seconds`` of timed work against ``run`` as STEPS_PER_SECOND steps a second:
+    its budget sees them as it sees steps (TooCostly when they take it over), and so does
+    the count of the steps taken (``steps_taken``)."""
+    run.left -= int(seconds * STEPS_PER_SECOND)
+    if run.left < 0:
+        run.refill()
 
 
 def built(text):

@@ -5,7 +5,12 @@ target it does not match, and rewriting patterns cannot rule that out. But ``re`
 looks for signals while it matches, so every match runs under an interval timer
 (SIGALRM) set to what is left of the evaluation's ``budget.REGEX_SECONDS``; when it
 fires the evaluation is over its budget (TooCostly) and its value is ERROR. Outside
-the main thread no signal can be caught, and matching there is not timed.
+the main thread no signal can be caught, and matching there is not stopped.
+
+Whatever a match takes, in any thread, is charged to the evaluation as steps
+(``budget.charge_seconds``): a pattern that backtracks for a tenth of a second costs
+as many steps as a tenth of a second of evaluating does, so the evaluation's step
+budget and the steps counted for the scheduler (``budget.steps_taken``) both see it.
 """
 
 import _signal
@@ -13,7 +18,7 @@ from _signal import ITIMER_REAL, SIGALRM, setitimer
 from _thread import get_ident
 from time import monotonic
 
-from gridtools.classad.budget import REGEX_SECONDS, TooCostly, current_run
+from gridtools.classad.budget import REGEX_SECONDS, TooCostly, charge_seconds, current_run
 
 
 class _Expired(TooCostly):
@@ -35,6 +40,7 @@ def _expire(signum, frame):
 def timed(match):
     """``match()`` (a call into ``re``) timed: TooCostly when what is left of the
     evaluation's REGEX_SECONDS runs out first (or, outside an evaluation, REGEX_SECONDS).
+    The time it took is charged to the evaluation as steps (``budget.charge_seconds``).
 
     The first timed match of a process whose SIGALRM has its default action makes
     _expire its handler for good (a SIGALRM that comes while no match is timed is then
@@ -47,13 +53,13 @@ def timed(match):
         raise _Expired
     if _TIMING:
         if get_ident() != _TIMING[0]:
-            return match()              # (another thread: no signal can be caught there)
+            return _charged(match, run)  # (another thread: no signal can be caught there)
         old_handler = None if _signal.getsignal(SIGALRM) is _expire else _signal.signal(SIGALRM, _expire)
     else:
         try:
             old_handler = _signal.signal(SIGALRM, _expire)
         except ValueError:              # not the main thread: no signal can be caught here
-            return match()
+            return _charged(match, run)
         if old_handler == _signal.SIG_DFL:
             _TIMING.append(get_ident())
             old_handler = None
@@ -74,3 +80,16 @@ def timed(match):
             run.regex_left -= spent
         if old_delay:
             setitimer(ITIMER_REAL, max(old_delay - spent, 1e-6), old_interval)
+        if run is not None:
+            charge_seconds(run, spent)
+
+
+def _charged(match, run):
+    """``match()`` not timed (no signal can stop it here), its time charged all the same."""
+    if run is None:
+        return match()
+    began = monotonic()
+    try:
+        return match()
+    finally:
+        charge_seconds(run, monotonic() - began)

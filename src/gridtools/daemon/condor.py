@@ -12,7 +12,8 @@
                taking claimed slots only in a pass NEGOTIATOR_INTERVAL seconds
                after the last that did (HTCondor's cycle; free slots are
                matched at every pass); in either order, what one owner's
-               matching takes of a pass is bounded in evaluation steps
+               matching takes of a pass, with the concurrency limits of its
+               jobs that read the machine, is bounded in evaluation steps
                (``sched.evalbudget``), and the jobs a pass puts off go
                first in the next;
 - ``follow``   after starts and ends: the slots follow the running tasks,
@@ -34,7 +35,7 @@ from gridtools.daemon.hostfacts import Facts
 from gridtools.daemon.machines import Machines
 from gridtools.errors import ConfigError
 from gridtools.sched import matchpass
-from gridtools.sched.evalbudget import Budget
+from gridtools.sched.evalbudget import Budget, mark
 from gridtools.sched.cycle import cycle, quick_cycle
 from gridtools.sched.negotiator import NegotiatorConfig, accounting_name
 
@@ -138,7 +139,8 @@ class Condor:
         rules, most = self._slotless_rules(), self._max_jobs_running(state)
         if most is not None:
             self._within(ctx, snap, max(0, most), now)
-        snap = self._machine_limits(ctx, snap)
+        budget = Budget.of(snap.config, self.put_off)
+        snap = self._machine_limits(ctx, snap, budget)
         limits = self._concurrency(snap)
         if rules != snap.config.slotless_start or most != snap.config.max_jobs_running or \
                 limits != snap.config.concurrency:
@@ -146,11 +148,11 @@ class Condor:
                                                 concurrency=limits))
         if not matchpass.enabled(snap.config):
             condor_jobs = memo.condor_jobs if memo is not None else True
-            budget = Budget.of(snap.config, self.put_off)
             refused, unwanted, by_task, condor_jobs, put_off = slotads.refusals(ctx, snap.jobs, condor_jobs,
                                                                                 budget)
             self.put_off = tuple(budget.put_off)
-            snap = replace(snap, refused=refused, unwanted=unwanted, task_refusals=by_task, put_off=put_off)
+            snap = replace(snap, refused=refused, unwanted=unwanted, task_refusals=by_task,
+                           put_off={**snap.put_off, **put_off} if snap.put_off else put_off)
             decisions = quick_cycle(snap, memo, pending_of) if memo is not None else None
             if decisions is None:
                 decisions = cycle(snap)
@@ -167,9 +169,9 @@ class Condor:
         inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),
                                   self._priorities(state, ctx, snap.jobs), config,
                                   frozenset(self.machines.preempting()), self.machines.claims(),
-                                  self.put_off)
+                                  self.put_off, budget.spent)
         decisions = matchpass.match_pass(snap, inputs)
-        self.put_off = decisions.put_off
+        self.put_off = tuple(budget.put_off) + decisions.put_off
         self.negotiated, self.submitters, self.groups = now, decisions.submitters, decisions.groups
         if decisions.preempts:
             self.preempted = now
@@ -250,32 +252,39 @@ class Condor:
                 found.append((name, capacity))
         return tuple(found)
 
-    def _machine_limits(self, ctx, snap):
+    def _machine_limits(self, ctx, snap, budget):
         """The snapshot with the concurrency limits that need the machine worked out
         (``sched.inputs.limits_need_machine``): for each pending job that has them, on
         each host (its ad as MY, the host's free slot's as TARGET: ``host_limits``);
         for each running task of such a job, on the slot it holds. An expression whose
         evaluation went over its budget (classad(5), COST) is not evaluated again until
-        the job changes: the job waits on the limit ``TOO_COSTLY``, whose capacity is 0."""
-        from gridtools.classad.budget import over_budget
+        the job changes: the job waits on the limit ``TOO_COSTLY``, whose capacity is 0.
+
+        The steps these evaluations take count against the job's owner in ``budget``
+        (``sched.evalbudget``), before its matching; once an owner's took them, its
+        other pending jobs with such limits are put off (``Snapshot.put_off``, and
+        ``budget.put_off`` for the next pass to take them first)."""
         from gridtools.sched import inputs
-        pending = [job for job in snap.jobs if job.machine_limits]
+        pending = [job for job in snap.jobs if job.machine_limits and not job.held_all]   # (held: not placed)
         needing = {r.job_id for r in snap.running if r.shadow and not r.limits}
         needing = {jid for jid in needing if jid in ctx.state.jobs
                    and inputs.limits_need_machine(ctx.state.jobs[jid].spec)}
         if not pending and not needing:
             return snap
         machines = {host: slotads.free_ad(ctx, host) for host in ctx.hosts()}
-        by_job = {}
-        for job in pending:
+        by_job, put_off = {}, {}
+        for job in budget.first(pending, _job_id):
             model = ctx.state.jobs.get(job.id)
             if model is None or not job.tasks:
                 continue
             if model.cache.get("limits_too_costly") != model.version:
-                over, ad = over_budget(), ctx.job_ad(model, min(job.tasks))
-                by_job[job.id] = {host: inputs.limits_in(ad, machine) for host, machine in machines.items()
-                                  if machine is not None}
-                if over_budget() == over:
+                if budget.over(job.owner):
+                    put_off[job.id] = None
+                    budget.put_off.append(job.id)
+                    continue
+                found = _limits_on(ctx, model, min(job.tasks), machines, job.owner, budget)
+                if found is not None:
+                    by_job[job.id] = found
                     continue
                 model.cache["limits_too_costly"] = model.version
             by_job[job.id] = {host: ((TOO_COSTLY, 1.0),) for host in machines}
@@ -286,8 +295,13 @@ class Condor:
                 machine = ctx.slot_ad(slot) if slot is not None else machines.get(r.granted[0][1]) \
                     if r.granted else None
                 if machine is not None:
-                    r = replace(r, limits=inputs.limits_in(ctx.job_ad(ctx.state.jobs[r.job_id], r.task), machine))
+                    model, since = ctx.state.jobs[r.job_id], mark()
+                    r = replace(r, limits=inputs.limits_in(ctx.job_ad(model, r.task), machine))
+                    budget.charge(model.spec["owner"], since, matching=False)
             running.append(r)
+        if put_off:
+            put_off = {**snap.put_off, **put_off} if snap.put_off else put_off
+            return replace(snap, host_limits=by_job, running=tuple(running), put_off=put_off)
         return replace(snap, host_limits=by_job, running=tuple(running))
 
     def _capacity(self, name):
@@ -421,6 +435,23 @@ class Condor:
         from gridtools.daemon import view
         return matchpass.enabled(view.config_parts(state)["config"])
 
+
+
+def _job_id(job):
+    return job.id
+
+
+def _limits_on(ctx, model, task, machines, owner, budget):
+    """host -> the concurrency limits of a job's ``task`` on each of ``machines`` (host ->
+    its free slot's ad), the steps taken charged to ``owner`` in ``budget``; None when an
+    evaluation went over its budget (classad(5), COST)."""
+    from gridtools.classad.budget import over_budget
+    from gridtools.sched import inputs
+    over, since = over_budget(), mark()
+    ad = ctx.job_ad(model, task)
+    found = {host: inputs.limits_in(ad, machine) for host, machine in machines.items() if machine is not None}
+    budget.charge(owner, since, matching=False)
+    return found if over_budget() == over else None
 
 
 #: queue instance state letters that take no new jobs: disabled (qmod -d, calendar) and error

@@ -306,20 +306,21 @@ def refusals(ctx, jobs, condor_jobs=True, budget=None):
     evaluated, and the last item (``Snapshot.put_off``) names them: job id -> None for a
     whole job, else the frozenset of the task numbers of its procs put off;
     ``budget.put_off`` lists them in order (job ids; (job id, task) for procs), for the
-    next pass to take first."""
+    next pass to take first. The jobs it already lists (put off before, by the caller)
+    are not evaluated."""
     hosts = _starting_hosts(ctx)
     if not hosts and not condor_jobs:
         return {}, {}, {}, False, {}
     found = _Refusals(ctx, hosts, budget if budget is not None else Budget(0))
     budget = found.budget
-    condor = False
+    condor, already = False, frozenset(budget.put_off)     # (put off before: not evaluated)
     for pending in budget.first(jobs, _pending_id):
         job = ctx.state.jobs.get(pending.id)
         if job is None:
             continue
         texts = job.spec.get("condor_ad")
         condor = condor or bool(texts)
-        if not pending.tasks or pending.held_all or not (hosts or texts):
+        if not pending.tasks or pending.held_all or not (hosts or texts) or pending.id in already:
             continue                    # a held job is not placed: nothing to leave out for it
         if budget.spent_out(pending.owner):
             found.put_off[pending.id] = None

@@ -35,10 +35,13 @@ a matched job fits:
    NEGOTIATOR_CONSIDER_PREEMPTION false.
 
 Jobs the negotiator did not match get its reason (``Why.NEGOTIATOR``). What
-each submitter's matching may take of the pass is bounded in evaluation steps
-(``sched.evalbudget``, sched_conf params OWNER_MATCH_STEPS): the procs it puts
+matching each owner's jobs may take of the pass is bounded in evaluation steps
+(``sched.evalbudget``, sched_conf params OWNER_MATCH_STEPS; the owner is the
+job's ``PendingJob.owner``, never its accounting group): the procs it puts
 off wait with ``Why.OWNER_STEPS`` and are named in ``Decisions.put_off``, which
 the caller gives back to the next pass (``Inputs.put_off``) to take them first.
+What the caller's own evaluations for this pass took of each owner's steps comes
+in ``Inputs.spent``, and the jobs it put off itself in ``Snapshot.put_off``.
 Pure: job ads come from the ``job_ad(job id, task)`` function in the inputs.
 """
 
@@ -77,6 +80,7 @@ class Inputs:
     waiting: frozenset = frozenset()           # (job id, task) a preemption clears a slot for
     claims: dict = field(default_factory=dict)  # (job id, task) -> the free slot claimed for it
     put_off: tuple = ()                        # procs the last pass put off (Decisions.put_off)
+    spent: dict = field(default_factory=dict)  # owner -> steps its jobs took before this pass
 
 
 def _proc(job_id, task):
@@ -105,14 +109,15 @@ def _offer(p, job, limit, idle, reasons, inp):
                            Why.CONCURRENCY):
                 break
             continue
-        idle.append((_proc(job.id, task), inp.job_ad(job.id, task)))
+        idle.append((_proc(job.id, task), inp.job_ad(job.id, task), job.owner))
         offered += 1
         if offered >= limit:
             break
 
 
 def _filter(p, snap, inp, decisions, reasons):
-    """The idle (proc id, ad) pairs to negotiate for; jobs kept back get their reasons."""
+    """The idle (proc id, ad, owner) triples to negotiate for; jobs kept back get their
+    reasons."""
     limit = max(1, snap.config.max_pending_tasks_per_job)
     idle = []
     for job in sorted(snap.jobs, key=lambda j: (j.submit_time, j.id)):
@@ -223,11 +228,11 @@ def _carry(p, outcome, jobs, decisions, reasons):
 
 
 def _put_off(procs, submitters, budget, reasons):
-    """The reasons of the procs whose matching the cycle put off: their submitter's
+    """The reasons of the procs whose matching the cycle put off: their owner's
     matching took its steps of the pass."""
-    name_of = {job.id: sub.name for sub in submitters for job in sub.jobs}
+    owner_of = {job.id: job.owner or sub.name for sub in submitters for job in sub.jobs}
     for proc in procs:
-        reasons.setdefault(_unproc(proc)[0], []).append(budget.reason(name_of[proc]))
+        reasons.setdefault(_unproc(proc)[0], []).append(budget.reason(owner_of[proc]))
 
 
 def match_pass(snap, inp):
@@ -241,7 +246,7 @@ def match_pass(snap, inp):
     idle = _filter(p, snap, inp, decisions, reasons)
     gate = _LimitsGate(p, jobs) if p.capacities and any(j.machine_limits for j in jobs.values()) else None
     submitters = N.submitters_from(idle)
-    budget = Budget.of(snap.config, inp.put_off)
+    budget = Budget.of(snap.config, inp.put_off, inp.spent)
     outcome = N.negotiate(submitters, inp.slots, inp.priorities, inp.config, snap.now, gate, budget)
     if outcome.put_off:
         _put_off(outcome.put_off, submitters, budget, reasons)

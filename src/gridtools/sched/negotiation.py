@@ -6,9 +6,11 @@ lists, and the slot classes. ``negotiate_group`` is HTCondor's pie spin
 for one group of submitters, ``negotiate_submitter`` one submitter's turn,
 ``find`` the best slot for one autocluster within the submitter's limits.
 
-What each submitter's matching takes is counted in the evaluator's steps against
-its budget for the cycle (``sched.evalbudget``: making its autoclusters, their match
-lists and the matches). Once it took them, its other idle jobs are put off
+What matching each owner's jobs takes is counted in the evaluator's steps against
+the owner's budget for the cycle (``sched.evalbudget``: making their autoclusters,
+their match lists and the matches). The owner is the user who submitted the job
+(``IdleJob.owner``), not the submitter it counts for: a job names its accounting
+group itself. Once an owner's jobs took the steps, its other idle jobs are put off
 (``Outcome.put_off``): not matched in this cycle, and taken first in the next one.
 """
 
@@ -163,21 +165,17 @@ class Cycle:
         self.ac_of, self.pending = {}, {}
         budget = self.budget
         for sub in self.submitters:
-            by_key, pending = {}, []
-            for job in budget.first(sub.jobs, _job_id):
+            by_key = {}
+            for job in sub.jobs:
                 names = self.sig.job_names(job.ad)
                 key = acl.job_key(job.ad, names)
                 ac = by_key.get(key)
-                if ac is None:
-                    if budget.spent_out(sub.name):
-                        self.outcome.put_off.append(job.id)
-                        continue
+                if ac is None:              # (charged, but no match yet: see sched.evalbudget)
                     since = mark()
                     ac = by_key[key] = _AutoCluster(self._request(job.ad, sub.name))
-                    budget.charge(sub.name, since)
+                    budget.charge(job.owner or sub.name, since, matching=False)
                 self.ac_of[job.id] = ac
-                pending.append(job)
-            self.pending[sub.name] = pending
+            self.pending[sub.name] = list(budget.first(sub.jobs, _job_id))
 
     def _request(self, ad, name):
         """An autocluster's representative: a job ad with its submitter's numbers."""
@@ -229,11 +227,36 @@ class Cycle:
 
     # ------------------------------------------------------------ the cycle
     def run(self):
+        self._resume()
         if self.config.groups.enabled:
             grp.negotiate_all(self)
         else:
             self.negotiate_group(self.submitters, math.inf, None)
+        out = self.outcome
+        out.put_off = list(self.budget.first(out.put_off, _same))
         return self._finish()
+
+    def _resume(self):
+        """The match lists of the jobs the last cycle put off (``budget.before``) built
+        first, in that order, while their owners' steps last: an owner's steps go first
+        to its jobs put off, whatever submitters they count for and whatever the order
+        of these, and its other jobs wait (``negotiate_submitter``), so that each pass
+        goes on where the last one stopped. (A list built early is the one the job's
+        first match would build: no slot is taken yet, and taken ones are passed over.)"""
+        budget = self.budget
+        if not budget.before or budget.limit <= 0:
+            return
+        where = {job.id: (sub, job) for sub in self.submitters for job in sub.jobs}
+        for proc in budget.before:
+            sub, job = where.get(proc, (None, None))
+            if job is None:
+                continue
+            ac, owner = self.ac_of[job.id], job.owner or sub.name
+            if False in ac.lists or budget.spent_out(owner):
+                continue
+            since = mark()
+            ac.lists[False] = self._match_list(ac, sub, False)
+            budget.charge(owner, since)
 
     def normalization(self, subs):
         """(worst priority, sum of worst/priority) over the submitters of a spin."""
@@ -322,35 +345,37 @@ class Cycle:
         """One submitter's turn: its idle jobs in order, within its limits."""
         used = used_new = 0.0
         only_rank = limited = False
-        tried = set()
+        tried, later = set(), []
         budget = self.budget
-        idle = self.idle_jobs(sub)
-        for n, job in enumerate(idle):
+        for job in self.idle_jobs(sub):
             ac = self.ac_of[job.id]
             if id(ac) in tried:
                 continue
             if used >= limit:
                 if not ignore:
+                    self._put_off(sub, [j for j in later if id(self.ac_of[j.id]) not in tried])
                     self.stopped[sub.name] = Why.SUBMITTER_LIMIT
                     return _RESUME, pie
                 only_rank = True
-            if budget.spent_out(sub.name):
-                self._put_off(sub, [j for j in idle[n:] if id(self.ac_of[j.id]) not in tried])
-                return _DONE, pie
+            owner = job.owner or sub.name
+            if budget.spent_out(owner) and only_rank not in ac.lists:
+                later.append(job)           # (a match list built is matched from: see _resume)
+                continue
             self.current = job
             since = mark()
             found = self.find(ac, sub, only_rank, used, used_new, limit, unclaimed)
             if found is None:
-                budget.charge(sub.name, since)
+                budget.charge(owner, since)
                 tried.add(id(ac))
                 limited = limited or ac.why is Why.SUBMITTER_LIMIT
                 continue
             i, kind, cost = found
             self.take(job, sub, ac, i, kind, cost)
-            budget.charge(sub.name, since)
+            budget.charge(owner, since)
             used += cost
             used_new += cost if kind is Kind.NEW else 0.0
             pie -= cost
+        self._put_off(sub, [job for job in later if id(self.ac_of[job.id]) not in tried])
         if used >= limit or limited:
             self.stopped[sub.name] = Why.SUBMITTER_LIMIT
             return _RESUME, pie
@@ -358,8 +383,10 @@ class Cycle:
         return _DONE, pie
 
     def _put_off(self, sub, jobs):
-        """Put off the matching of a submitter's idle ``jobs`` (in order): its budget of
-        steps for the cycle is spent (``sched.evalbudget``)."""
+        """Put off the matching of a submitter's idle ``jobs`` (in order): their owners'
+        budgets of steps for the cycle are spent (``sched.evalbudget``)."""
+        if not jobs:
+            return
         gone = {job.id for job in jobs}
         self.outcome.put_off.extend(job.id for job in jobs)
         self.pending[sub.name] = [job for job in self.pending[sub.name] if job.id not in gone]
@@ -483,6 +510,10 @@ class Cycle:
 
 def _job_id(job):
     return job.id
+
+
+def _same(item):
+    return item
 
 
 #: the most a request is taken for (an infinite one takes all there is, and more)

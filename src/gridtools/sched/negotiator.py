@@ -101,6 +101,7 @@ class NegotiatorConfig:
 class IdleJob:
     id: str                       # "cluster.proc"
     ad: object                    # its ClassAd
+    owner: str = ""               # the user who submitted it ("": its submitter's name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,10 +176,11 @@ def job_order_key(ad):
 
 
 def submitters_from(jobs):
-    """Submitters from ``(job id, ad)`` pairs of idle jobs, each in its own order."""
+    """Submitters from ``(job id, ad)`` pairs or ``(job id, ad, owner)`` triples of idle
+    jobs, each in its own order."""
     by_name = {}
-    for job_id, ad in jobs:
-        by_name.setdefault(accounting_name(ad), []).append(IdleJob(job_id, ad))
+    for job_id, ad, *owner in jobs:
+        by_name.setdefault(accounting_name(ad), []).append(IdleJob(job_id, ad, *owner))
     return [Submitter(name, tuple(sorted(js, key=lambda j: job_order_key(j.ad))))
             for name, js in sorted(by_name.items())]
 
@@ -192,8 +194,9 @@ def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0, l
     jobs off slots where their concurrency limits would go over, as
     HTCondor's negotiator checks each candidate: ``limits.allows(job id, slot
     name)``, and ``limits.take(job id, slot name)`` for each match. ``budget``, when
-    given (a ``sched.evalbudget.Budget``), bounds the evaluation steps each submitter's
-    matching takes: once one took them, its other idle jobs are left out of the cycle
+    given (a ``sched.evalbudget.Budget``), bounds the evaluation steps the matching of
+    each owner's jobs takes (``IdleJob.owner``, whatever submitters they count for):
+    once one owner's took them, its other idle jobs are left out of the cycle
     (``Outcome.put_off``), and the jobs the last cycle left so (``budget.before``) go
     first in their submitter's order."""
     from gridtools.sched.negotiation import Cycle

@@ -294,9 +294,10 @@ class SchedConfig:
     #: jobs use that have one (``<NAME>_LIMIT``, a set's or the default); the others are free
     concurrency: tuple = ()
     #: sched_conf params OWNER_MATCH_STEPS: most ClassAd evaluation steps one owner's matching
-    #: may take in a pass (``sched.evalbudget``; an ordinary Requirements takes a step or a
-    #: few, so no ordinary workload comes near: about a second of costly evaluation); 0: no limit
-    owner_steps: int = 10_000_000
+    #: may take in a pass (``sched.evalbudget``): about a second of costly evaluation (steps
+    #: of attributes and functions, or regular-expression matching at a step a microsecond),
+    #: while an ordinary Requirements takes a step or a few; 0: no limit
+    owner_steps: int = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -348,8 +348,8 @@ def rejection(snap, cluster):
     negotiator last passed them over, and why in its words (``sched.negotiator.Why``),
     as the published status says it (the reasons of the last pass, which in the
     negotiator's order negotiates for every idle job), or when a pass in either order
-    put their matching off (their submitter's matching took the steps a pass gives
-    it); None when neither did."""
+    put their matching off (their owner's matching took the steps a pass gives one
+    owner); None when neither did."""
     reasons = (snap.get("reasons") or _NO_FACTS).get(cluster)
     if not reasons:
         return None
@@ -359,7 +359,7 @@ def rejection(snap, cluster):
             when = when if type(when) in (int, float) and when else snap.get("time")
             if type(when) in (int, float) and when:
                 return int(when), (f"matching the jobs of {reason[1]} took the {reason[2]} ClassAd "
-                                   "evaluation steps a cycle gives one submitter (OWNER_MATCH_STEPS)")
+                                   "evaluation steps a cycle gives one owner (OWNER_MATCH_STEPS)")
         if len(reason) > 1 and reason[0] == "negotiator" and reason[1] != _PREEMPTING \
                 and type(when) in (int, float) and when:
             return int(when), str(reason[1])
