@@ -302,3 +302,34 @@ def test_the_jobs_put_off_across_groups_still_all_start_in_turn():
         if [j["id"] for j in left] == [1]:
             break
     assert sorted(order) == [2, 3, 4, 5, 6, 7, 8, 9] and [j["id"] for j in left] == [1]
+
+
+#: a Requirements of 250 comparisons with literals, false for every slot: no attribute
+#: or function in it costs much, walking its thousand nodes does
+WIDE_NEVER = " || ".join(f"TARGET.Memory < {-i}" for i in range(250)) + " || ClusterId < 0"
+
+
+def test_walking_a_wide_expression_costs_steps():
+    """An expression evaluated as a whole costs a step for each budget.NODES_PER_STEP of
+    its nodes beyond budget.FREE_NODES, whatever its attributes and functions cost; an
+    ordinary one costs what it did."""
+    from gridtools.classad import budget
+    wide = parse(WIDE_NEVER)
+    target = ClassAd({"Memory": 4096})
+    before = budget.steps_taken()
+    assert wide.eval(ClassAd({"ClusterId": 1}), target) is False
+    assert budget.steps_taken() - before >= wide.size // budget.NODES_PER_STEP >= 250
+    small = parse("TARGET.Memory >= 1 && ClusterId > 0")
+    before = budget.steps_taken()
+    assert small.eval(ClassAd({"ClusterId": 1}), target) is True
+    assert budget.steps_taken() - before < 10
+
+
+def test_jobs_with_wide_requirements_spend_their_owners_steps():
+    """alice's jobs whose Requirements are wide but cost no attribute or function are
+    put off once her steps are spent, as costly ones are; bob's start in the pass."""
+    jobs, _ = alice_and_bob()
+    requirements = {i: WIDE_NEVER.replace("ClusterId < 0", f"ClusterId < {-i}") for i in range(1, 7)}
+    snap, decisions = one_pass(jobs, requirements)
+    assert started(decisions) == [7, 8, 9]
+    assert decisions.put_off and set(decisions.put_off) <= {f"{i}.0" for i in range(1, 7)}

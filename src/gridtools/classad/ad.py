@@ -163,7 +163,7 @@ class ClassAd:
         outer = current[0]
         current[0] = run
         try:
-            return expr.compiled()(_Env(self, as_ad(target, empty=None), run))
+            return expr.entry()(_Env(self, as_ad(target, empty=None), run))
         except (_TooCostly, MemoryError):
             _OVER[0] += 1
             return ERROR

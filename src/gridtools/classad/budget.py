@@ -3,7 +3,8 @@
 An expression comes from a user (a job's Requirements, a condor_qedit) and is evaluated
 by the daemon; its cost is bounded so that no expression can hold it up. One evaluation
 (ClassAd.eval, Expr.eval) may take STEPS steps: an attribute evaluated or taken again
-from the evaluation's memo, a function called, an element of a list walked by a
+from the evaluation's memo, a function called, NODES_PER_STEP nodes of an attribute's
+expression of more than FREE_NODES nodes, an element of a list walked by a
 function, one step per STEP_CHARS characters of the strings functions build (or of
 a long value taken again), and one per LOOP_CHARS characters functions read one by
 one in Python (split, the argument and environment functions, versions, the
@@ -41,6 +42,13 @@ REGEX_SECONDS = 0.2
 #: about what evaluating takes in a second (a step is a microsecond or two of attributes
 #: and function calls), so that a step costs about the same time whatever spent it
 STEPS_PER_SECOND = 1_000_000
+#: nodes of an expression evaluated as a whole that cost no step of their own (an
+#: ordinary Requirements has a few dozen) ...
+FREE_NODES = 64
+#: ... and, above, how many of its nodes cost a step: walking an expression of literal
+#: operands (``Memory < 1 || Memory < 2 || ...``) takes time without any attribute or
+#: function to charge it (``Expr.entry``)
+NODES_PER_STEP = 4
 #: longest string a function builds (characters)
 MAX_STRING = 1 << 21
 

@@ -61,7 +61,7 @@ def eval_attr(ad, key, expr, target, env):
     run.add(token)
     try:
         inner = env if (ad is env.my and target is env.target) else Env(ad, target, run)
-        return expr.compiled()(inner)
+        return expr.entry()(inner)
     finally:
         run.discard(token)
 
@@ -83,7 +83,7 @@ def _remembered(ad, key, expr, target, env, run):
     run.add(token)
     try:
         inner = env if (ad is env.my and target is env.target) else Env(ad, target, run)
-        value = expr.compiled()(inner)
+        value = expr.entry()(inner)
     finally:
         run.discard(token)
     if run.impure == impure:

@@ -515,7 +515,7 @@ def fn_eval(env, fns):
         expr = parse(text)
     except ClassAdSyntaxError:
         return ERROR
-    return expr.compiled()(env)
+    return expr.entry()(env)
 
 
 @builtin("unparse", mode="nodes")

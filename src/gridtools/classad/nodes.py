@@ -26,14 +26,17 @@ from gridtools.classad.values import ERROR, UNDEFINED, Special, quote_name, quot
 #: evaluations over it, count of steps taken and steps per chunk, ad.as_ad and the ad
 #: standing for no ad
 _COMPILE = _Env = _Run = _TooCostly = _OVER = _TAKEN = _CHUNK = _AS_AD = _NO_AD = None
+#: and the budget's FREE_NODES and NODES_PER_STEP
+_FREE = _PER_STEP = None
 
 
 def _load_evaluator():
-    global _COMPILE, _Env, _Run, _TooCostly, _OVER, _TAKEN, _CHUNK, _AS_AD, _NO_AD
+    global _COMPILE, _Env, _Run, _TooCostly, _OVER, _TAKEN, _CHUNK, _AS_AD, _NO_AD, _FREE, _PER_STEP
     from gridtools.classad import ad, budget, evaluator
     _COMPILE, _Env, _AS_AD, _NO_AD = evaluator.compile_node, evaluator.Env, ad.as_ad, ad._EMPTY
     _Run, _TooCostly, _OVER = budget.Run, budget.TooCostly, budget._OVER
     _TAKEN, _CHUNK = budget._TAKEN, budget.STEP_CHUNK
+    _FREE, _PER_STEP = budget.FREE_NODES, budget.NODES_PER_STEP
 
 
 class Op:
@@ -104,18 +107,20 @@ class Expr:
     """A parsed ClassAd expression. Immutable; compare and hash by its
     canonical text."""
 
-    __slots__ = ("_fn", "_text", "_old_text", "depth")
+    __slots__ = ("_fn", "_text", "_old_text", "depth", "size")
     prec = POSTFIX_PREC
 
     def __init__(self, *children):
         self._fn = None
         self._text = None
         self._old_text = None
-        depth = 1
+        depth = size = 1
         for child in children:
             if child.depth >= depth:
                 depth = child.depth + 1
+            size += child.size
         self.depth = depth
+        self.size = size                # (the nodes of the tree: what evaluating it costs)
 
     def eval(self, my=None, target=None):
         """The value of this expression with ``my`` as its own ad and
@@ -131,7 +136,7 @@ class Expr:
         outer = current[0]
         current[0] = run
         try:
-            return self.compiled()(_Env(my, _AS_AD(target, empty=None), run))
+            return self.entry()(_Env(my, _AS_AD(target, empty=None), run))
         except (_TooCostly, MemoryError):
             _OVER[0] += 1
             return ERROR
@@ -149,6 +154,24 @@ class Expr:
                 _load_evaluator()
             fn = self._fn = _COMPILE(self)
         return fn
+
+    def entry(self):
+        """The closure evaluating this expression as a whole (an attribute's, a constraint):
+        one of more than budget.FREE_NODES nodes first charges the evaluation a step for
+        each NODES_PER_STEP of them, what walking them costs, whatever steps the
+        attributes and functions in it take besides."""
+        fn = self.compiled()
+        if self.size <= _FREE:
+            return fn
+        steps = self.size // _PER_STEP
+
+        def charged(env):
+            run = env.busy
+            run.left -= steps
+            if run.left < 0:
+                run.refill()
+            return fn(env)
+        return charged
 
     def unparse(self, old=False):
         """The canonical text (HTCondor's ClassAd unparser: reals as
@@ -189,7 +212,7 @@ class Literal(Expr):
 
     def __init__(self, value):          # a leaf: Expr.__init__ without children, inline
         self._fn = self._text = self._old_text = None
-        self.depth = 1
+        self.depth = self.size = 1
         self.value = value
 
     def _unparse(self, old):
