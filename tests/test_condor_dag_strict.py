@@ -6,22 +6,10 @@ refused, nothing run and no rescue DAG)."""
 
 import os
 
-import pytest
-
-from conftest import destroy_cell, make_cell
 from gridtools.formats.condor.dag import Effect, check_categories, parse_dag
 from test_condor_dag_live import dag_ended, dagman_id, dagman_out, node, order, submit_dag, write
 
 FATAL = "ERROR: Warning is fatal error because of DAGMAN_USE_STRICT setting"
-
-
-@pytest.fixture
-def cell():
-    c = make_cell(slots=2)
-    try:
-        yield c
-    finally:
-        destroy_cell(c)
 
 
 def run_dag(cell, workdir, env=None):

@@ -165,24 +165,17 @@ def dump(published, patterns, options, daemon, out):
     header naming it, then per pattern the names that match (defined or with a default),
     their raw values (-expand: expanded), and the files that contributed (-verbose:
     where each was set, its other value and its default instead)."""
-    import re
+    from gridtools.cli.condor.config_val import dump_matching
     table = _table(published)
     out.write(f"# Configuration from {daemon} on {published.get('host')} {published.get('address')}\n")
-    names = {n.lower(): n for n in (*condor_params.DEFAULTS, *condor_params.COMPUTED, *condor_params.MACROS)}
-    names.update({key: str(d[0]) for key, d in table.items()})
     sources = set()
-    for pattern in patterns or [""]:
-        if pattern:
-            out.write(f"\n# Parameters with names that match {pattern}:\n")
-        try:
-            wanted = re.compile(pattern, re.IGNORECASE)
-        except re.error:
-            continue
-        for key in sorted(k for k in names if wanted.search(names[k])):
-            found = lookup(table, key)
-            if found is not None:
-                sources.add(found.source)
-                _dump_one(names[key], found, options, out)
+
+    def show(key, name):
+        found = lookup(table, key)
+        if found is not None:
+            sources.add(found.source)
+            _dump_one(name, found, options, out)
+    dump_matching(patterns, {key: str(d[0]) for key, d in table.items()}, show, out)
     if "verbose" not in options and sources:
         out.write("# Contributing configuration file(s):\n" + "".join(f"#\t{s}\n" for s in sorted(sources)))
     return 0

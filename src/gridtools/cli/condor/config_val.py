@@ -287,12 +287,22 @@ def show_dump(config, patterns, options, out):
     """-dump, as HTCondor's: a header naming the machine, then for each pattern (a
     regular expression, case ignored; none: every name) its header and the names that
     match, defined or with a default, in name order."""
-    import re
     out.write(f"# Configuration from machine: {config.get('FULL_HOSTNAME') or '<unknown hostname>'}\n")
     defined = {d.name.lower(): d for d in config.definitions()}
+    dump_matching(patterns, {key: d.name for key, d in defined.items()},
+                  lambda key, name: _dump_one(config, defined.get(key), name, options, out), out)
+    return 0
+
+
+def dump_matching(patterns, defined, show, out):
+    """-dump's body: for each pattern (a regular expression, case ignored; none: every
+    name; one that does not compile matches nothing) its header, then ``show(key,
+    name)`` for each name it matches in name order, among the knobs with a default and
+    ``defined`` (lower-case key -> name as written)."""
+    import re
     names = {name.lower(): name for name in (*condor_params.DEFAULTS, *condor_params.COMPUTED,
                                              *condor_params.MACROS)}
-    names.update({key: d.name for key, d in defined.items()})
+    names.update(defined)
     for pattern in patterns or [""]:
         if pattern:
             out.write(f"\n# Parameters with names that match {pattern}:\n")
@@ -301,8 +311,7 @@ def show_dump(config, patterns, options, out):
         except re.error:
             continue
         for key in sorted(k for k in names if found.search(names[k])):
-            _dump_one(config, defined.get(key), names[key], options, out)
-    return 0
+            show(key, names[key])
 
 
 def show_summary(config, detected, out):
