@@ -358,6 +358,35 @@ def test_per_user_files_come_from_the_password_database_home(cell, workdir):
         cell.run("qdel", "-u", user)
 
 
+def test_a_request_file_another_user_planted_is_not_read(cell, workdir, users):
+    """./.sge_request in a folder others may write is read only when it is the caller's
+    own (or root's) and nobody else may write it: one another user planted there (to set
+    the caller's shell, say) is not, with a warning; the caller's own still is."""
+    shared = os.path.join(workdir, "shared")
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    planted = os.path.join(shared, ".sge_request")
+    cell.run("sh", "-c", f"echo '-N planted' > {planted}", user=users[1], check=True)
+    for who in (users[0], None):                        # gtalice, then root
+        proc = cell.run("qsub", "-h", "-b", "y", "true", user=who, cwd=shared)
+        assert proc.returncode == 0 and '("true") has been submitted' in proc.stdout, proc.stdout
+        assert proc.stderr == (f"warning: {planted} not read: only a file of your own (or root's) that no one "
+                               "else may write, reached without a link, is\n")
+    os.unlink(planted)
+    os.symlink(os.path.join(workdir, "elsewhere"), planted)   # (a link, even to root's own file)
+    with open(os.path.join(workdir, "elsewhere"), "w") as fh:
+        fh.write("-N linked\n")
+    proc = cell.run("qsub", "-h", "-b", "y", "true", cwd=shared)
+    assert '("true")' in proc.stdout and "not read" in proc.stderr
+    os.unlink(planted)
+    mine = os.path.join(workdir, "mine")
+    cell.run("mkdir", mine, user=users[0], check=True)
+    cell.run("sh", "-c", f"echo '-N ownfile' > {mine}/.sge_request", user=users[0], check=True)
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=mine)
+    assert (proc.stderr, '("ownfile") has been submitted' in proc.stdout) == ("", True)
+    cell.run("qdel", "-u", users[0])
+
+
 def test_clear_discards_earlier_requests(cell, workdir):
     with open(os.path.join(workdir, ".sge_request"), "w") as fh:
         fh.write("-N defaulted -v GONE=1\n")

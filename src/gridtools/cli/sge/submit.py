@@ -19,7 +19,7 @@ from gridtools import wildcards
 from gridtools.cli import ask
 from gridtools.cli.identity import submitter  # noqa: F401 - qsub names it submit.submitter
 from gridtools.cli.sge.optvalues import Rejected
-from gridtools.cli.sge.tokens import read_option_file, read_user_option_file, split_words
+from gridtools.cli.sge.tokens import read_option_file, read_own_option_file, read_user_option_file, split_words
 from gridtools.errors import GridError, InputError
 
 
@@ -29,7 +29,7 @@ def default_request_words(cwd):
     words += read_user_option_file(".sge_request")
     local = ospaths.join(cwd, ".sge_request")
     if ospaths.abspath(local) != ospaths.abspath(ospaths.join(home, ".sge_request")):
-        words += read_option_file(local)
+        words += read_own_option_file(local)
     return words
 
 

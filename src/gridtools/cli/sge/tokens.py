@@ -85,6 +85,43 @@ def read_option_file(path, missing_ok=True):
     return words
 
 
+def read_own_option_file(path):
+    """The words of an option file a user keeps (``./.sge_request``, ``~/.sge_request``):
+    [] when it is missing, and when it is not a regular file of the caller's own or
+    root's, reached without a link, that nobody else may write (another user's file
+    planted in a folder others may write would set the caller's job's options, its
+    shell say): then a warning says so. One that cannot be read is refused as
+    ``read_option_file`` refuses it."""
+    import posix
+    import sys
+    try:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        if exc.errno != 40:             # (ELOOP: a link, refused below)
+            raise InputError(f"can't read file {path!r}: {exc.strerror}") from None
+        fd = None
+    try:
+        st = posix.fstat(fd) if fd is not None else None
+        if st is None or st.st_mode & 0o170000 != 0o100000 or st.st_uid not in (0, posix.geteuid()) \
+                or st.st_mode & 0o022:
+            sys.stderr.write(f"warning: {path} not read: only a file of your own (or root's) that no one "
+                             "else may write, reached without a link, is\n")
+            return []
+        with open(fd, encoding="utf-8", errors="replace", closefd=False) as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise InputError(f"can't read file {path!r}: {exc.strerror}") from None
+    finally:
+        if fd is not None:
+            posix.close(fd)
+    words = []
+    for line in text.splitlines():
+        words.extend(split_words(line))
+    return words
+
+
 def read_user_option_file(name):
     """The words of the calling user's option file ``name`` in their home folder (the
     password database's, as Grid Engine reads it); [] when the user cannot see a file
@@ -97,7 +134,7 @@ def read_user_option_file(name):
         posix.stat(path)
     except (OSError, ValueError):
         return []
-    return read_option_file(path)
+    return read_own_option_file(path)
 
 
 def script_directives(text, prefix="#$"):
