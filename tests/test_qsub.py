@@ -384,6 +384,10 @@ def test_a_request_file_another_user_planted_is_not_read(cell, workdir, users):
     cell.run("sh", "-c", f"echo '-N ownfile' > {mine}/.sge_request", user=users[0], check=True)
     proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=mine)
     assert (proc.stderr, '("ownfile") has been submitted' in proc.stdout) == ("", True)
+    # (group-writable is the owner's own affair when the group is the owner's alone: umask 002)
+    cell.run("chmod", "g+w", f"{mine}/.sge_request", user=users[0], check=True)
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=mine)
+    assert (proc.stderr, '("ownfile") has been submitted' in proc.stdout) == ("", True)
     cell.run("qdel", "-u", users[0])
 
 

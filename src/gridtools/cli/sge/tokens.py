@@ -88,7 +88,8 @@ def read_option_file(path, missing_ok=True):
 def read_own_option_file(path):
     """The words of an option file a user keeps (``./.sge_request``, ``~/.sge_request``):
     [] when it is missing, and when it is not a regular file of the caller's own or
-    root's, reached without a link, that nobody else may write (another user's file
+    root's, reached without a link, that nobody else may write (its group only when the
+    group is its owner's own: ``_private_group``) (another user's file
     planted in a folder others may write would set the caller's job's options, its
     shell say): then a warning says so. One that cannot be read is refused as
     ``read_option_file`` refuses it."""
@@ -105,7 +106,7 @@ def read_own_option_file(path):
     try:
         st = posix.fstat(fd) if fd is not None else None
         if st is None or st.st_mode & 0o170000 != 0o100000 or st.st_uid not in (0, posix.geteuid()) \
-                or st.st_mode & 0o022:
+                or st.st_mode & 0o002 or st.st_mode & 0o020 and not _private_group(st):
             sys.stderr.write(f"warning: {path} not read: only a file of your own (or root's) that no one "
                              "else may write, reached without a link, is\n")
             return []
@@ -120,6 +121,18 @@ def read_own_option_file(path):
     for line in text.splitlines():
         words.extend(split_words(line))
     return words
+
+
+def _private_group(st):
+    """True when the group of a file (``st``: its status) is its owner's own: the owner's
+    primary group, with no other member (a umask of 002 makes files group-writable)."""
+    import grp
+    import pwd
+    try:
+        owner, group = pwd.getpwuid(st.st_uid), grp.getgrgid(st.st_gid)
+    except KeyError:
+        return False
+    return owner.pw_gid == st.st_gid and set(group.gr_mem) <= {owner.pw_name}
 
 
 def read_user_option_file(name):
