@@ -178,3 +178,28 @@ def test_a_time_is_a_number_of_seconds_from_0_to_the_year_9999(value, accepted):
     else:
         with pytest.raises(jobcheck.Invalid):
             jobcheck.moment(value, "submit_time")
+
+
+def test_hold_lists_take_at_most_so_many_patterns():
+    """-hold_jid and -hold_jid_ad may name as many ids and names as an exec takes, but at
+    most MAX_HOLD_PATTERNS patterns (each is matched with the owner's job names at every
+    submission and change)."""
+    most = jobcheck.MAX_HOLD_PATTERNS
+    names = [f"name{i}" for i in range(1000)]
+    patterns = [f"n*{i}" for i in range(most)]
+    for field, option in (("hold_jid", "-hold_jid"), ("hold_jid_ad", "-hold_jid_ad")):
+        clean = jobcheck.check(_spec(**{field: names + patterns}))
+        assert len(clean[field]) == 1000 + most
+        with pytest.raises(jobcheck.Invalid) as info:
+            jobcheck.check(_spec(**{field: names + patterns + ["x?"]}))
+        assert str(info.value) == f"{option} names more than {most} job name patterns"
+
+
+def test_patterns_name_only_the_owners_jobs_and_match_as_one():
+    from gridtools.model import predecessors
+    owners = {1: "alice", 2: "bob", 3: "alice", 4: "alice"}
+    names = {"build": {1, 2}, "test-a": {3}, "test-b": {4}, "other": {2}}
+    resolved = predecessors.resolve(["build", "test-*", "o*", "2"], "alice", 4, {1, 2, 3, 4}, names,
+                                    owners.__getitem__)
+    assert resolved == [1, 2, 3]     # (an id names anyone's job; names and patterns only alice's)
+    assert predecessors.resolve(["[bt]*"], "alice", None, {1, 3, 4}, names, owners.__getitem__) == [1, 3, 4]

@@ -175,6 +175,22 @@ def name_or_pattern(value, field):
     return text(value, field, single_line=True, empty=False)
 
 
+#: most patterns (items with a wildcard) of one job's -hold_jid or -hold_jid_ad: each is
+#: matched with the names of the owner's jobs at every submission and change
+MAX_HOLD_PATTERNS = 256
+
+
+def hold_list(value, field):
+    """The items of -hold_jid or -hold_jid_ad: ids, names and at most MAX_HOLD_PATTERNS
+    patterns."""
+    items = list_of(name_or_pattern)(value, field)
+    from gridtools import wildcards
+    if sum(1 for item in items if not wildcards.WILDCARDS.isdisjoint(item)) > MAX_HOLD_PATTERNS:
+        option = "-hold_jid_ad" if field == "hold_jid_ad" else "-hold_jid"
+        raise Invalid(f"{option} names more than {MAX_HOLD_PATTERNS} job name patterns")
+    return items
+
+
 def object_name(value, field):
     """A configuration object (PE, project, checkpointing environment) or a pattern of them."""
     word(value, field)
@@ -377,8 +393,8 @@ FIELDS = {
     "stderr": list_of(path_entry), "stdin": list_of(path_entry), "join": boolean,
     "env": mapping(env_name, env_value), "export_all": boolean,
     "submit_env": mapping(env_name, env_value), "priority": integer(-1023, 1024),
-    "user_hold": boolean, "hold_jid": list_of(name_or_pattern),
-    "hold_jid_ad": list_of(name_or_pattern),
+    "user_hold": boolean, "hold_jid": hold_list,
+    "hold_jid_ad": hold_list,
     "start_at": optional(moment), "deadline": optional(moment), "tasks": optional(task_range),
     "tc": optional(integer(0, MAX_TASK_ID)), "queues": hard_soft(list_of(word), list),
     "resources": hard_soft(mapping(word, line), dict), "masterq": list_of(word),

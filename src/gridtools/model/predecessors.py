@@ -14,16 +14,27 @@ def resolve(items, owner, exclude, live, names, owner_of):
     ``owner_of(id)``: a job's owner; ``exclude``: the job being resolved)."""
     if not items:
         return []
-    found = set()
+    found, patterns = set(), []
+
+    def add(named):
+        found.update(j for j in named if j in live and j != exclude and owner_of(j) == owner)
     for item in items:
         if item.isdigit():
             jid = int(item)
             if jid in live and jid != exclude:
                 found.add(jid)
-            continue
+        elif item == "*" or not wildcards.WILDCARDS.isdisjoint(item):
+            patterns.append(item)
+        else:
+            add(names.get(item, ()))
+    if patterns:
+        # (one expression for all of them, matched with each name of the owner's jobs once)
+        import fnmatch
+        import re
+        matches = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match
         for name, named in names.items():
-            if wildcards.match(name, item):
-                found.update(j for j in named if j in live and j != exclude and owner_of(j) == owner)
+            if matches(name) and any(owner_of(j) == owner for j in named):
+                add(named)
     return sorted(found)
 
 
