@@ -203,3 +203,19 @@ def test_patterns_name_only_the_owners_jobs_and_match_as_one():
                                     owners.__getitem__)
     assert resolved == [1, 2, 3]     # (an id names anyone's job; names and patterns only alice's)
     assert predecessors.resolve(["[bt]*"], "alice", None, {1, 3, 4}, names, owners.__getitem__) == [1, 3, 4]
+
+
+def test_resource_request_values_are_at_most_so_long():
+    """A -l value may be MAX_REQUEST characters long (a pattern of many alternatives is
+    matched with the hosts' values at every pass); one character more is refused."""
+    from gridtools.model.resources import pattern_match
+    most = jobcheck.MAX_REQUEST
+    hosts = "|".join(f"node{i:05d}" for i in range(most // 10))
+    value = (hosts + "|" + "x" * most)[:most]
+    clean = jobcheck.check(_spec(resources={"hard": {"hostname": value}, "soft": {}}))
+    assert clean["resources"]["hard"]["hostname"] == value
+    assert pattern_match(value, "node00007") and pattern_match(value, "node01500")
+    assert not pattern_match(value, "node99999") and not pattern_match(value, "node0000")
+    with pytest.raises(jobcheck.Invalid) as info:
+        jobcheck.check(_spec(resources={"hard": {"hostname": value + "y"}, "soft": {}}))
+    assert str(info.value) == f"a -l resource request value is longer than {most} characters"

@@ -148,6 +148,19 @@ def line(value, field):
     return text(value, field, single_line=True)
 
 
+#: longest value of a -l resource request: the scheduler matches it with the hosts'
+#: values at every pass (a pattern of many alternatives costs each time)
+MAX_REQUEST = 16384
+
+
+def request_value(value, field):
+    """The value of a -l resource request: one line of at most MAX_REQUEST characters."""
+    line(value, field)
+    if len(value) > MAX_REQUEST:
+        raise Invalid(f"a -l resource request value is longer than {MAX_REQUEST} characters")
+    return value
+
+
 def word(value, field):
     """A name, pattern or id: one line, not empty, no blanks."""
     text(value, field, single_line=True, empty=False)
@@ -397,7 +410,7 @@ FIELDS = {
     "hold_jid_ad": hold_list,
     "start_at": optional(moment), "deadline": optional(moment), "tasks": optional(task_range),
     "tc": optional(integer(0, MAX_TASK_ID)), "queues": hard_soft(list_of(word), list),
-    "resources": hard_soft(mapping(word, line), dict), "masterq": list_of(word),
+    "resources": hard_soft(mapping(word, request_value), dict), "masterq": list_of(word),
     "pe": optional(pe_request), "project": optional(object_name), "account": account,
     "ar": optional(integer(1, MAX_JOB_ID)), "reserve": boolean, "notify": boolean,
     "rerun": optional(boolean), "mail_options": mail_letters, "mail_list": list_of(line),

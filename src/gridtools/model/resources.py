@@ -12,6 +12,7 @@ with ``|`` and negation with ``!``; CSTRING and HOST ignore case.
 
 import enum
 import fnmatch
+import functools
 from dataclasses import dataclass
 
 INFINITY = float("inf")
@@ -114,15 +115,29 @@ class Complex:
 
 
 def pattern_match(pattern, offered, fold=False):
-    """True when ``offered`` matches a Grid Engine string pattern (``a|b*|!c``)."""
+    """True when ``offered`` matches a Grid Engine string pattern (``a|b*|!c``): one of
+    its alternatives, or does not match one of its negated ones."""
     if fold:
         pattern, offered = pattern.lower(), offered.lower()
+    positive, negated = _compiled(pattern)
+    if positive is not None and positive(offered) is not None:
+        return True
+    return any(match(offered) is None for match in negated)
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(pattern):
+    """(the match of one expression for all of the pattern's plain alternatives, or None;
+    the matches of its negated ones): a pattern is compiled once, not at every host
+    and pass, and its alternatives are tried by the expression engine."""
+    import re
+    plain, negated = [], []
     for alt in pattern.split("|"):
-        negate = alt.startswith("!")
-        alt = alt[1:] if negate else alt
-        if fnmatch.fnmatchcase(offered, alt) != negate:
-            return True
-    return False
+        if alt.startswith("!"):
+            negated.append(re.compile(fnmatch.translate(alt[1:])).match)
+        else:
+            plain.append(f"(?:{fnmatch.translate(alt)})")
+    return (re.compile("|".join(plain)).match if plain else None), tuple(negated)
 
 
 def satisfies(cx, requested, offered):
