@@ -2,9 +2,14 @@
 /tmp, a DAG run from a shared folder).
 
 ``open_own`` follows a link only where the kernel's protected_symlinks would: a link in
-a sticky folder anyone may write is followed when its owner is the caller or the
-folder's owner, so that another user cannot plant one where the caller's file is
-going (PermissionError otherwise). ``open_text`` opens such a file as a Python file.
+a sticky folder anyone may write is followed when its owner is the caller (its effective
+uid) or the folder's owner, so that another user cannot plant one where the caller's file
+is going (PermissionError otherwise). The rule holds for every part of the path, its
+folders as much as its last name, and whatever fs.protected_symlinks says: the path is
+walked a part at a time, each folder held open while the next is looked at, so that
+nothing swapped in meanwhile is followed. ``resolve_own`` gives the path so walked,
+``is_own_dir`` tells whether it leads to a folder, ``makedirs_own`` makes the folders of
+a path that are missing. ``open_text`` opens such a file as a Python file.
 ``read_trusted`` reads a file the caller takes what it says from (a DAG's nodes log):
 it must be a regular file of the caller's own, reached without a link.
 """
@@ -17,19 +22,157 @@ import stat
 MODES = {"w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND}
 
 
+#: the most links one path may go through (the kernel's MAXSYMLINKS)
+MAX_LINKS = 40
+#: how a folder of the path is held while the walk goes on (no read right needed)
+_FOLDER = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def open_own(path, how, mode=0o644):
     """A descriptor of ``path`` opened with flags ``how`` (see the module's docstring)."""
+    for _ in range(3):
+        folder, name, _where = _walk(path)
+        try:
+            return os.open(name, how | os.O_NOFOLLOW, mode, dir_fd=folder)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise _named(exc, path) from None
+            # (a link made there since it was looked at: walked again, by the rule)
+        finally:
+            os.close(folder)
+    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+
+
+def resolve_own(path):
+    """``path`` with every link on it followed as ``open_own`` follows them: a path
+    without links (its last name may be missing); PermissionError for a link the rule
+    refuses, FileNotFoundError or NotADirectoryError for a folder that is not there."""
+    folder, name, where = _walk(path)
+    os.close(folder)
+    return "/" + "/".join(where + [name] if name else where)
+
+
+def is_own_dir(path):
+    """True when ``path``, walked as ``open_own`` walks it, leads to a folder; False when
+    it does not, or the walk fails (a link the rule refuses)."""
     try:
-        return os.open(path, how | os.O_NOFOLLOW, mode)
+        folder, name, _where = _walk(path)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISDIR(os.stat(name or ".", dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+    finally:
+        os.close(folder)
+
+
+def makedirs_own(path, mode=0o777):
+    """Make the folders of ``path`` that are missing, ``path`` too (``mode``), walking it
+    as ``open_own`` does; an OSError when one cannot be made or is not a folder."""
+    folder, name, _where = _walk(path, make=mode)
+    try:
+        if name and not stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+    finally:
+        os.close(folder)
+
+
+def _walk(path, make=None):
+    """(descriptor of the folder that holds what ``path`` names, its name there, the
+    names of that folder from /): every link met on the way followed when the rule
+    allows it. The last name is "" when the path ends at a folder ("/", "..") and may be
+    missing; with ``make`` (a mode) the missing folders, the last one too, are made."""
+    path = os.fspath(path)
+    if not path:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    folder, where = _start(path)
+    pending = _parts(path)
+    links = 0
+    try:
+        while pending:
+            name = pending.pop(0)
+            if name == "..":
+                folder = _enter(folder, "..")
+                where = where[:-1]
+                continue
+            info = _look(folder, name, make, not pending)
+            if info is not None and stat.S_ISLNK(info.st_mode):
+                links += 1
+                if links > MAX_LINKS:
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+                _may_follow(folder, info, path)
+                target = os.readlink(name, dir_fd=folder)
+                if target.startswith("/"):
+                    fresh, where = _start(target)
+                    os.close(folder)
+                    folder = fresh
+                pending[:0] = _parts(target)
+                continue
+            if not pending:
+                return folder, name, where
+            folder = _enter(folder, name)
+            where = where + [name]
+        return folder, "", where
     except OSError as exc:
-        if exc.errno != errno.ELOOP:
+        os.close(folder)
+        raise _named(exc, path) from None
+    except BaseException:
+        os.close(folder)
+        raise
+
+
+def _named(exc, path):
+    """``exc`` naming the whole ``path`` (not the part of it that failed)."""
+    if exc.filename == path:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, path)
+
+
+def _start(path):
+    """(descriptor, names) of where a walk of ``path`` begins: / or the working folder."""
+    if path.startswith("/"):
+        return os.open("/", _FOLDER), []
+    fd = os.open(".", _FOLDER)
+    return fd, [n for n in os.getcwd().split("/") if n]
+
+
+def _parts(path):
+    return [n for n in path.split("/") if n and n != "."]
+
+
+def _look(folder, name, make, last):
+    """lstat of ``name`` in ``folder``; when it is missing: made when ``make`` (a mode) is
+    given, else None for the ``last`` name of the path, else FileNotFoundError."""
+    try:
+        return os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        if make is None and last:
+            return None
+        if make is None:
             raise
-    link = os.lstat(path)
-    folder = os.stat(os.path.dirname(path) or ".")
-    shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
-    if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
+    try:
+        os.mkdir(name, make, dir_fd=folder)
+    except FileExistsError:
+        pass
+    return os.stat(name, dir_fd=folder, follow_symlinks=False)
+
+
+def _enter(folder, name):
+    """The descriptor of folder ``name`` of ``folder`` (which is closed then); no link is
+    entered (NotADirectoryError: it became one since it was looked at)."""
+    entered = os.open(name, _FOLDER, dir_fd=folder)
+    os.close(folder)
+    return entered
+
+
+def _may_follow(folder, link, path):
+    """PermissionError unless the ``link`` (its lstat) in ``folder`` may be followed: in
+    a sticky folder anyone may write, only one of the caller's or of the folder's owner."""
+    held = os.fstat(folder)
+    shared = held.st_mode & stat.S_ISVTX and held.st_mode & stat.S_IWOTH
+    if shared and link.st_uid not in (os.geteuid(), held.st_uid):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
-    return os.open(path, how, mode)
 
 
 def open_text(path, how="w", mode=0o644, binary=False):

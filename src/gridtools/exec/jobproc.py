@@ -135,12 +135,14 @@ def open_streams(plan):
     HTCondor job's, see daemon.condorjob) are emptied first, as HTCondor's starter
     does at each start: when that open fails, the file is opened again without
     truncating it. The folders of ``plan["stream_dirs"]`` (an HTCondor job's
-    output_directory) are made first (private to the owner), their parents too."""
+    output_directory) are made first (private to the owner), their parents too, by
+    ``ownfiles.makedirs_own`` (no link another user planted is followed)."""
+    from gridtools.ownfiles import makedirs_own
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
     truncate = plan.get("truncate") or ()
     for folder in plan.get("stream_dirs") or ():
         try:
-            os.makedirs(folder, 0o700, exist_ok=True)
+            makedirs_own(folder, 0o700)
         except OSError as exc:
             raise StartFailed.of(STEP_STDOUT, folder, exc) from None
     opened = []
@@ -168,7 +170,8 @@ def open_streams(plan):
 
 def open_stream(path, how):
     """Open one of the job's files as its owner (``ownfiles.open_own``: a link another
-    user planted in a sticky folder anyone may write to is not followed)."""
+    user planted in a sticky folder anyone may write to is not followed, in any part of
+    the path)."""
     from gridtools.ownfiles import open_own
     return open_own(path, how)
 
@@ -295,15 +298,17 @@ def resolve_streams(plan):
     """Put the default file name inside an output path of the user's that is a
     directory (``plan["stream_names"]``, see ``exec.plan.output_path``), as Grid
     Engine's shepherd does; looked at with the job owner's rights, so that nobody
-    learns through it what lies in a folder closed to them. SGE_STDOUT_PATH and
-    SGE_STDERR_PATH follow."""
+    learns through it what lies in a folder closed to them, and walked as the files
+    are opened (``ownfiles.is_own_dir``): a link another user planted is no folder (the
+    open of the path then fails). SGE_STDOUT_PATH and SGE_STDERR_PATH follow."""
     names = plan.get("stream_names") or {}
     if not names:
         return
+    from gridtools.ownfiles import is_own_dir
     with owner_rights(plan):
         for key, name in names.items():
             path = plan.get(key)
-            if path and os.path.isdir(path):
+            if path and is_own_dir(path):
                 plan[key] = path + "/" + name
     for key, var in (("stdout", "SGE_STDOUT_PATH"), ("stderr", "SGE_STDERR_PATH")):
         if key in names:
@@ -518,10 +523,12 @@ class owner_rights:
 def open_as_owner(plan, path):
     """Open the job's output file for appending with the job owner's rights (uid, gid and
     the owner's groups, never root's), so that a procedure run before the job creates it
-    as the job itself would, and a link planted in its place gives no access."""
+    as the job itself would; opened as the job's own files are (``open_stream``), so that
+    a link another user planted on its path is not followed, for a job of root's too
+    (whose procedures' output is opened as root). /dev/null when it cannot be opened."""
     with owner_rights(plan):
         try:
-            return open(path, "ab")
+            return os.fdopen(open_stream(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab")
         except OSError:
             return open(os.devnull, "ab")
 

@@ -48,6 +48,7 @@ HTCondor's starter runs it.
 
 import os
 import shutil
+import stat
 
 from gridtools.exec import jobproc
 
@@ -63,6 +64,7 @@ def _preload(plan):
     scratch = plan.get("scratch") or {}
     texts = list(scratch.get("input") or ()) + [scratch.get("remaps") or "", scratch.get("destination") or ""]
     import importlib
+    importlib.import_module("gridtools.ownfiles")       # (how the outputs are written)
     if any("://" in text for text in texts):
         for name in ("urllib.parse", "urllib.request"):
             importlib.import_module(name)
@@ -477,7 +479,7 @@ def _put(path, target, send=_send):
     is_url = "://" in target
     if os.path.isdir(path) and not os.path.islink(path):
         if not is_url:
-            shutil.copytree(path, target, symlinks=True, dirs_exist_ok=True)
+            _copy_folder(path, target)
             return
         for top, _dirs, files in os.walk(path):
             for name in files:
@@ -488,7 +490,7 @@ def _put(path, target, send=_send):
         if is_url:
             send(path, target)
         else:
-            shutil.copy2(path, target)
+            _copy_file(path, target)
 
 
 def _target(name, iwd, rules, destination, mkdir=False):
@@ -522,9 +524,42 @@ def _copy_out(path, name, iwd, rules=(), destination=None, send=_send, mkdir=Fal
             raise _Unsent(exc.errno or 5, target) from None
     elif os.path.isdir(path) and not os.path.islink(path):
         target = iwd if name.endswith("/") else os.path.join(iwd, os.path.basename(name.rstrip("/")))
-        shutil.copytree(path, target, symlinks=True, dirs_exist_ok=True)
+        _copy_back(_copy_folder, path, target)
     elif os.path.isfile(path) and not os.path.islink(path):
-        shutil.copy2(path, os.path.join(iwd, os.path.basename(name)))
+        _copy_back(_copy_file, path, os.path.join(iwd, os.path.basename(name)))
+
+
+def _copy_back(copy, path, target):
+    """``copy(path, target)``; ``_Unsent`` when it fails (as for an output mapped
+    elsewhere: a link another user planted refused, a folder the owner may not write)."""
+    try:
+        copy(path, target)
+    except OSError as exc:
+        raise _Unsent(exc.errno or 5, target) from None
+
+
+def _copy_file(source, target):
+    """``shutil.copy2`` (into ``target`` when it is a folder), with ``target`` opened as
+    ``ownfiles.open_own`` opens it: no link another user planted on its path (Iwd or
+    output_directory in a sticky folder such as /tmp) is followed, for a job of root's
+    too."""
+    from gridtools.ownfiles import is_own_dir, open_own
+    if is_own_dir(target):
+        target = os.path.join(target, os.path.basename(source))
+    info = os.stat(source)
+    fd = open_own(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, stat.S_IMODE(info.st_mode))
+    with os.fdopen(fd, "wb") as out, open(source, "rb") as data:
+        shutil.copyfileobj(data, out)
+        out.flush()
+        os.fchmod(fd, stat.S_IMODE(info.st_mode))
+        os.utime(fd, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def _copy_folder(source, target):
+    """``shutil.copytree`` of ``source`` to ``target`` (links copied as links), the path
+    of ``target`` walked first as ``ownfiles.open_own`` walks it."""
+    from gridtools.ownfiles import resolve_own
+    shutil.copytree(source, resolve_own(target), symlinks=True, dirs_exist_ok=True)
 
 
 class _Unsent(Exception):
@@ -546,7 +581,8 @@ def _make_folders(top, relative):
         try:
             os.mkdir(path, 0o700)
         except FileExistsError:
-            if not os.path.isdir(path):
+            from gridtools.ownfiles import is_own_dir
+            if not is_own_dir(path):                # (a link another user planted is not one)
                 raise _Unmade(17, path) from None       # (EEXIST: something else is there)
         except OSError as exc:
             raise _Unmade(exc.errno or 5, path) from None
@@ -595,12 +631,13 @@ def stage_out(plan):
             run_single(found[0], path, url, folder, plan.get("env"))
 
     def work():
+        from gridtools.ownfiles import makedirs_own
         missing = ""
         rules = remap_rules(scratch.get("remaps"))
         there = iwd
         if outdir:
             try:
-                os.makedirs(outdir, 0o700, exist_ok=True)
+                makedirs_own(outdir, 0o700)
             except OSError as exc:
                 return f"W{exc.errno} {outdir}"
             there = outdir
