@@ -39,22 +39,36 @@ def test_manager_operator_and_user(cell, users, workdir):
         assert denied(cell.run("qconf", *args, user="gtcarol"), "gtcarol"), args
     assert cell.run("qconf", "-ss").stdout == "testhost\n"
 
-    # an operator: everything except queues and managers
-    assert cell.run("qconf", "-Ap", pe_file(workdir, "peb"), user="gtbob").returncode == 0
-    assert cell.run("qconf", "-as", "node2", user="gtbob").returncode == 0
+    # an operator, as in Grid Engine: usersets only (and -cq); the rest is a manager's,
+    # whatever could run a procedure as root@ first (a PE's start_proc_args, a prolog)
     assert cell.run("qconf", "-au", "gtcarol", "arusers", user="gtbob").returncode == 0
-    assert cell.run("qconf", "-mattr", "pe", "slots", "8", "peb", user="gtbob").returncode == 0
+    assert cell.run("qconf", "-au", "gtcarol", "newlist", user="gtbob").returncode == 0
+    assert cell.run("qconf", "-du", "gtcarol", "newlist", user="gtbob").returncode == 0
+    assert cell.run("qconf", "-dul", "newlist", user="gtbob").returncode == 0
+    assert cell.run("qconf", "-cq", "all.q", user="gtbob").returncode == 0
+    assert "gtcarol" in cell.run("qconf", "-su", "arusers").stdout
+    assert cell.run("qconf", "-Ap", pe_file(workdir, "peb")).returncode == 0
+    conf = os.path.join(workdir, "global")
+    with open(conf, "w") as fh:
+        fh.write(cell.run("qconf", "-sconf", check=True).stdout.replace("prolog                       none",
+                                                                         "prolog root@/bin/true"))
+    os.chmod(conf, 0o644)
     for args in (("-mattr", "queue", "slots", "1", "all.q"), ("-dq", "all.q"), ("-am", "gtbob"),
-                 ("-aattr", "queue", "pe_list", "peb", "all.q")):
+                 ("-aattr", "queue", "pe_list", "peb", "all.q"), ("-Ap", pe_file(workdir, "pex")),
+                 ("-mattr", "pe", "start_proc_args", "root@/bin/true", "peb"), ("-as", "node2"),
+                 ("-Mconf", conf), ("-ao", "gtcarol"), ("-tsm",), ("-dprj", "none"), ("-clearusage",)):
         assert denied(cell.run("qconf", *args, user="gtbob"), "gtbob"), args
     proc = cell.run("qconf", "-aq", "bob.q", user="gtbob", env={"EDITOR": "true"})
     assert denied(proc, "gtbob")
     assert cell.run("qconf", "-sql").stdout == "all.q\n"
+    assert cell.run("qconf", "-so").stdout == "gtbob\n"
+    assert "root@" not in cell.run("qconf", "-sconf").stdout + cell.run("qconf", "-sp", "peb").stdout
 
     # a manager added with -am: everything
     assert cell.run("qconf", "-mattr", "queue", "slots", "1", "all.q", user="gtalice").returncode == 0
     assert cell.run("qconf", "-aattr", "queue", "pe_list", "peb", "all.q", user="gtalice").returncode == 0
     assert "slots                 1\n" in cell.run("qconf", "-sq", "all.q").stdout
+    assert cell.run("qconf", "-as", "node2", user="gtalice").returncode == 0
     assert cell.run("qconf", "-ds", "node2", user="gtalice").returncode == 0
     assert cell.run("qconf", "-ss").stdout == "testhost\n"
 

@@ -1,7 +1,8 @@
 """Who may do what: managers, operators, job owners, queue owners.
 
-Managers may change everything; operators everything except the queue
-configuration; a user only their own jobs. ``root`` is always a manager.
+Managers may change everything; operators, in the configuration, only usersets
+(and clean queues), and jobs and queues as Grid Engine lets them; a user only their
+own jobs. ``root`` is always a manager.
 Hold letters: ``u`` may be set by the owner, ``o`` by operators, ``s`` by
 managers only.
 """

@@ -71,16 +71,20 @@ def label(kind):
     return LABELS.get(kind, kind)
 
 
+#: what an operator may do besides reading, as in Grid Engine: change usersets (-au, -du,
+#: -Au, -Mu, -mu, -dul, their attributes) and clean queues (-cq); the rest is a manager's
+#: (an operator who could set a procedure, a PE's start_proc_args say, could have it run
+#: as root@)
+OPERATOR_OPS = frozenset({"acl_add", "acl_delete", "clean"})
+
+
 def needs_manager(body):
-    """True when the request changes cluster queues or the manager list, or stops the daemon."""
+    """True unless the request is one an operator may make too (``OPERATOR_OPS``, or one
+    that adds, changes or deletes usersets)."""
     op, kind = body.get("op"), body.get("object")
-    if op in QUEUE_OPS and kind == "queue":
-        return True
-    if op == "kill" and body.get("target") == "m":
-        return True
-    if op == "clearusage":
-        return True
-    return op in ("names_add", "names_delete") and kind == "managers"
+    if op in OPERATOR_OPS:
+        return False
+    return not (op in QUEUE_OPS and kind == "userset")
 
 
 def permitted(state, user, body):
