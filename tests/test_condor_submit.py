@@ -619,6 +619,21 @@ def test_max_jobs_per_owner_and_max_jobs_submitted_keep_the_queue_within_bounds(
     assert f" of {user} refused: Number of submitted jobs would exceed" in open(messages).read()
     wait_for(lambda: not unanswered(cell.root))        # (answered before it leaves the spool)
     assert sorted(statuses(cell)) == sorted([f"{mine}.0", f"{mine}.1", f"{other}.0", f"{other}.1", f"{other}.2"])
+    # a Grid Engine job counts, and is held to the limits the configuration sets, its
+    # tasks as procs: qsub gets around neither (the daemon turns the job away)
+    def refused_qsub(limit):
+        jid = int(cell.run("qsub", "-terse", "-h", "-b", "y", "-t", "1-2", "true", cwd=workdir,
+                           user=user, check=True).stdout.split(".")[0])
+        wait_for(lambda: f"job {jid} of {user} refused: Number of submitted jobs would exceed {limit}"
+                 in open(messages).read())
+        wait_for(lambda: not unanswered(cell.root))
+        assert not cell.run("qstat", "-j", str(jid)).stdout.startswith("=")
+    refused_qsub("MAX_JOBS_SUBMITTED")
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("MAX_JOBS_SUBMITTED = 100\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    refused_qsub("MAX_JOBS_PER_OWNER")
+    assert sorted(statuses(cell)) == sorted([f"{mine}.0", f"{mine}.1", f"{other}.0", f"{other}.1", f"{other}.2"])
 
 
 SUBMIT_RULES = """SUBMIT_REQUIREMENT_NAMES = SmallMemory, Named

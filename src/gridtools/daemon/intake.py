@@ -393,20 +393,27 @@ _COUNTS = {}
 
 
 def _over_job_limits(state, spec):
-    """Why HTCondor's schedd limits refuse a new HTCondor cluster ("" when they do not):
+    """Why HTCondor's schedd limits refuse a new job ("" when they do not):
     MAX_JOBS_SUBMITTED, the procs in the queue with the new ones, and
     MAX_JOBS_PER_OWNER, its owner's. Jobs of both dialects count, as condor_q shows
-    them all."""
+    them all (a Grid Engine job's tasks are its procs); a Grid Engine job is held to a
+    limit the configuration sets, not to HTCondor's defaults (its own limits are
+    max_u_jobs, max_jobs and max_aj_tasks)."""
     conf = state.condor.conf if state.condor is not None else None
-    if conf is None or not spec.get("condor_ad"):
+    if conf is None or conf.main is None:
         return ""
     from gridtools.errors import ConfigError
     from gridtools.formats.condor.jobad import MAX_JOBS_PER_OWNER, MAX_JOBS_SUBMITTED
     from gridtools.formats.condor_config import integer
     from gridtools.model.job import task_numbers
+    condor = bool(spec.get("condor_ad"))
+    if not condor and "MAX_JOBS_SUBMITTED" not in conf.main and "MAX_JOBS_PER_OWNER" not in conf.main:
+        return ""
     try:
-        most = integer(conf, "MAX_JOBS_SUBMITTED", MAX_JOBS_SUBMITTED)
-        per_owner = integer(conf, "MAX_JOBS_PER_OWNER", MAX_JOBS_PER_OWNER)
+        most = integer(conf, "MAX_JOBS_SUBMITTED", MAX_JOBS_SUBMITTED) \
+            if condor or "MAX_JOBS_SUBMITTED" in conf.main else MAX_JOBS_SUBMITTED
+        per_owner = integer(conf, "MAX_JOBS_PER_OWNER", MAX_JOBS_PER_OWNER) \
+            if condor or "MAX_JOBS_PER_OWNER" in conf.main else MAX_JOBS_SUBMITTED    # (no limit)
     except ConfigError:
         most, per_owner = MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER
     new = len(task_numbers(spec))
