@@ -479,3 +479,28 @@ def test_qalter_of_a_cluster_with_per_proc_requests(cell, workdir):
     cell.run("qalter", "-pe", "smp", "3", str(cluster), check=True)
     assert cell.run("condor_q", str(cluster), "-af", "RequestCpus").stdout == "3\n3\n3\n"
     cell.run("condor_rm", str(cluster), check=True)
+
+
+def test_qalter_changes_no_protected_request_of_an_htcondor_job(cell, workdir, users):
+    """An HTCondor job's request that PROTECTED_JOB_ATTRS protects (condor_qedit refuses
+    it) is not changed by qalter either, for a user who is no queue super user: qalter
+    -pe smp 4 is refused with condor_qedit's words and the job keeps its RequestCpus;
+    root (a queue super user) may change it."""
+    from condortools import submit
+    user = users[0]
+    os.chmod(workdir, 0o777)
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("PROTECTED_JOB_ATTRS = RequestCpus RequestMemory\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    cluster = submit(cell, "executable = /bin/true\nhold = true\nqueue\n", cwd=workdir, user=user)
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "RequestCpus").stdout == "1\n")
+    proc = cell.run("condor_qedit", str(cluster), "RequestCpus", "4", user=user)
+    assert 'Update of protected attribute "RequestCpus" is not allowed.' in proc.stdout + proc.stderr
+    proc = cell.run("qalter", "-pe", "smp", "4", str(cluster), user=user, cwd=workdir)
+    assert proc.returncode == 1
+    assert f'denied: job {cluster}: Update of protected attribute "RequestCpus" is not allowed.' in proc.stdout
+    assert cell.run("condor_q", str(cluster), "-af", "RequestCpus").stdout == "1\n"
+    assert "parallel environment" not in cell.run("qstat", "-j", str(cluster)).stdout
+    cell.run("qalter", "-pe", "smp", "4", str(cluster), check=True)
+    assert cell.run("condor_q", str(cluster), "-af", "RequestCpus").stdout == "4\n"
+    cell.run("condor_rm", str(cluster), check=True)

@@ -287,6 +287,7 @@ def _alter_job(state, user, body, target):
     if changes.get("pe") and urgency.ambiguous(changes["pe"], state.config.objects["pe"]):
         raise Refused(urgency.AMBIGUOUS.format("job"))
     _check_resources(state, job, changes)
+    _check_condor_requests(state, user, job, changes, ops)
     deps = _resolve_dependencies(state, job, changes)
     plan = _hold_plan(job, target, add, remove) if add or remove else {}
     _check_hold(state, user, plan)
@@ -300,10 +301,32 @@ def _alter_job(state, user, body, target):
     return lines + _report(job.id, f"{user}@{body.get('host', '')}", changes, _touched(changes, ops), deps)
 
 
+def _changes_condor_requests(job, changes):
+    return bool(job.spec.get("condor_ad")) and ("hard" in (changes.get("resources") or {}) or "pe" in changes)
+
+
+def _check_condor_requests(state, user, job, changes, ops):
+    """Refused when the change would rewrite an attribute of an HTCondor job's ads that
+    condor_qedit may not change for ``user`` (the immutable and protected attributes,
+    PROTECTED_JOB_ATTRS unless a queue super user): qalter is no way around them."""
+    if not _changes_condor_requests(job, changes):
+        return
+    from gridtools.daemon import condorreq
+    amounts = _condor_amounts(state, alteration.apply(job.spec, changes, ops), job.spec)
+    get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
+    protected = frozenset() if condorreq.queue_super_user(get, user) else \
+        condorreq.configured(get, condorreq.PROTECTED_KNOBS)
+    immutable = condorreq.configured(get, condorreq.IMMUTABLE_KNOBS)
+    for attr in amounts:
+        refusal = condorreq.edit_refusal(attr, immutable, protected)
+        if refusal is not None:
+            raise Refused(f"denied: job {job.id}: {refusal.strip()}")
+
+
 def _store(state, job, changes, ops, deps):
     old_name = job.spec["name"]
     spec = alteration.apply(job.spec, changes, ops)
-    if spec.get("condor_ad") and ("hard" in (changes.get("resources") or {}) or "pe" in changes):
+    if _changes_condor_requests(job, changes):
         _condor_requests(state, spec, job.spec)
     for field, target in (("hold_jid", "predecessors"), ("hold_jid_ad", "ad_predecessors")):
         if field in deps:
@@ -326,8 +349,30 @@ def _condor_requests(state, spec, was):
     ``condor_qedit`` of them changes the job's requests. An attribute whose request the
     change leaves as it was keeps what each proc's ad says. The requests held once are
     worked out again (see ``formats.condor.spec.per_job_requests``)."""
-    from gridtools import ads
     from gridtools.daemon import condorjob
+    from gridtools.daemon.devices import countable_complexes
+    from gridtools.formats.condor import spec as condor_spec
+    amounts = _condor_amounts(state, spec, was)
+    numbers = condorjob.spec_numbers(spec)
+    for attr, amount in amounts.items():
+        try:
+            number = float(amount)
+            text = str(int(number)) if number == int(number) else repr(number)
+        except (TypeError, ValueError, OverflowError):
+            continue                            # (an amount with a unit, or none: no ClassAd number)
+        spec["condor_ad"] = condorjob.edited_texts(spec, numbers, attr, text)
+    spec.pop("per_job_requests", None)
+    held_once = condor_spec.per_job_requests(spec.get("pe"), spec["resources"]["hard"],
+                                             countable_complexes(state.config))
+    if held_once:
+        spec["per_job_requests"] = held_once
+
+
+def _condor_amounts(state, spec, was):
+    """attribute -> the amount a change of the hard resource list or the PE (``spec`` after
+    it, ``was`` before) gives an HTCondor job's request attributes (see
+    ``_condor_requests``)."""
+    from gridtools import ads
     from gridtools.daemon.devices import countable_complexes
     from gridtools.formats.condor import spec as condor_spec
     counted = countable_complexes(state.config)
@@ -345,18 +390,7 @@ def _condor_requests(state, spec, was):
     if pe and list(pe) != list(was.get("pe") or ()) and pe[0] in (condor_spec.SMP_PE, condor_spec.PARALLEL_PE):
         for attr in (("MaxHosts", "MinHosts") if pe[0] == condor_spec.PARALLEL_PE else ("RequestCpus",)):
             amounts[attr] = pe[1]
-    numbers = condorjob.spec_numbers(spec)
-    for attr, amount in amounts.items():
-        try:
-            number = float(amount)
-            text = str(int(number)) if number == int(number) else repr(number)
-        except (TypeError, ValueError, OverflowError):
-            continue                            # (an amount with a unit, or none: no ClassAd number)
-        spec["condor_ad"] = condorjob.edited_texts(spec, numbers, attr, text)
-    spec.pop("per_job_requests", None)
-    held_once = condor_spec.per_job_requests(pe, hard, counted)
-    if held_once:
-        spec["per_job_requests"] = held_once
+    return amounts
 
 
 def alter(state, dispatcher, req, now):
