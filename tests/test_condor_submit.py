@@ -676,6 +676,16 @@ def test_submit_requirements_refuse_or_warn_as_htcondor_s_schedd_does(cell, work
     assert " of root refused: asks for 2048 MB" in open(messages).read()
     wait_for(lambda: not unanswered(cell.root))        # (answered before it leaves the spool)
     assert len(statuses(cell)) == 3
+    # they are rules every job of the queue meets: a Grid Engine job too (its ad as condor_q
+    # shows it); the daemon turns away one that does not
+    big = int(cell.run("qsub", "-terse", "-h", "-l", "h_vmem=2G", "-b", "y", "true", cwd=workdir,
+                       check=True).stdout)
+    wait_for(lambda: f"job {big} of root refused: asks for 2048 MB: at most 1024, please" in open(messages).read())
+    fits = int(cell.run("qsub", "-terse", "-h", "-l", "h_vmem=512M", "-b", "y", "true", cwd=workdir,
+                        check=True).stdout)
+    wait_for(lambda: len(statuses(cell)) == 4)           # (the id the refused one freed, maybe)
+    assert f"{fits}.0" in statuses(cell)
+    assert cell.run("condor_q", str(fits), "-af", "RequestMemory").stdout == "512\n"
 
 
 def test_submit_requirements_see_the_schedd_s_job_counts(cell, workdir):

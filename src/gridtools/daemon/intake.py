@@ -496,12 +496,14 @@ def _read_once(state, conf, key, load):
 
 
 def _submit_refusal(state, spec):
-    """Why the cell's submit requirements refuse an HTCondor job ("" when none does):
+    """Why the cell's submit requirements refuse a job ("" when none does):
     SUBMIT_REQUIREMENT_NAMES of its condor_config (``formats.condor.submitreqs``),
     checked against each proc's ad as HTCondor's schedd checks them (the one ad of a
-    cluster whose procs share theirs), whatever the submitter's condor_submit found."""
+    cluster whose procs share theirs, as a Grid Engine job's tasks do), whatever the
+    submitter's condor_submit found. They are rules every job of the queue meets, a
+    Grid Engine job too (its ad is the one condor_q shows)."""
     conf = state.condor.conf if state.condor is not None else None
-    names = conf.get("SUBMIT_REQUIREMENT_NAMES") if conf is not None and spec.get("condor_ad") else None
+    names = conf.get("SUBMIT_REQUIREMENT_NAMES") if conf is not None else None
     if not names or not names.strip():
         return ""
     from gridtools.formats.condor import submitreqs
@@ -512,7 +514,7 @@ def _submit_refusal(state, spec):
     schedd = schedd_ad(state)
     job = Job(spec)
     numbers = condorjob.spec_numbers(spec)
-    for number in numbers if isinstance(spec["condor_ad"], list) else numbers[:1]:
+    for number in numbers if isinstance(spec.get("condor_ad"), list) else numbers[:1]:
         refusal, _warnings = submitreqs.check(found, schedd, condorjob.proc_ad(job, number))
         if refusal is not None:
             return refusal.strip()
