@@ -113,7 +113,8 @@ class Condor:
         try:
             full = confset.snapshot(self.conf, view.exec_hosts(state.config), state.started)
             daemonconf.publish(full, confset.public(full, self.conf.main))
-        except SpoolError as exc:
+            daemonconf.mark_checks(self.conf.main)
+        except (SpoolError, OSError) as exc:
             state.log(f"E|the configuration in use is not published: {exc}")
 
     def context(self, state, dispatcher, loads, now):

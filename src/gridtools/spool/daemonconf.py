@@ -52,6 +52,31 @@ def publish(snapshot, public):
     atomic_write(path(), marshal.dumps(public), mode=0o644)
 
 
+#: present while the configuration sets rules the daemon checks each new job against
+#: (SUBMIT_REQUIREMENT_NAMES, MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER): then qsub waits for
+#: the daemon's word on a job, to say a refusal as it says its own (``cli.sge.submit``
+#: looks for it by this name, CHECKS_MARK)
+CHECKS = "submit_checks"
+#: the knobs that make it present
+CHECK_KNOBS = ("SUBMIT_REQUIREMENT_NAMES", "MAX_JOBS_SUBMITTED", "MAX_JOBS_PER_OWNER")
+
+
+def mark_checks(config):
+    """Make CHECKS present when ``config`` (the configuration just read) sets one of
+    CHECK_KNOBS, absent otherwise."""
+    import os
+    wanted = any(name in config and (config.raw(name) or "").strip() for name in CHECK_KNOBS)
+    marker = cell.spool(CHECKS)
+    if wanted:
+        if not os.path.exists(marker):
+            atomic_write(marker, "", mode=0o644)
+    else:
+        try:
+            os.unlink(marker)
+        except FileNotFoundError:
+            pass
+
+
 def read():
     """The published configuration (a mapping): the whole of it when the caller may read
     it, else what every user may read; None when there is none to read."""
