@@ -208,33 +208,36 @@ def public(snapshot, config):
         return readable[source]
 
     defs = {d.name.lower(): d for d in config.definitions()}
-
-    class _Watched(dict):
-        """The environment, telling whether an expansion read it."""
-        read = False
-
-        def get(self, key, default=None):
-            _Watched.read = True
-            return default
-
     kept = []
     for entry in snapshot["definitions"]:
         d = defs.get(str(entry[0]).lower())
         if d is None or not open_source(d.source):
             continue
-        named, _Watched.read = [], False
+        named, environ = [], _Unread()
 
         def lookup(name, named=named):
             named.append(name.lower())
             return config.raw(name)
         try:
-            expand(d.raw, lookup, _Watched(), name=d.name)
+            expand(d.raw, lookup, environ, name=d.name)
         except Exception:  # noqa: BLE001 - a value that cannot be expanded: told as it is
             pass
-        if _Watched.read or not all(n not in defs or open_source(defs[n].source) for n in named):
+        if environ.asked or not all(n not in defs or open_source(defs[n].source) for n in named):
             continue
         kept.append(entry)
     return {**snapshot, "definitions": kept}
+
+
+class _Unread:
+    """The environment ``public`` expands a value with: it gives nothing, and tells
+    whether the value asked it for something ($ENV)."""
+
+    def __init__(self):
+        self.asked = False
+
+    def get(self, _key, default=None):
+        self.asked = True
+        return default
 
 
 def _world_readable(path):

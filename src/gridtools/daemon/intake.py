@@ -400,22 +400,25 @@ def _over_job_limits(state, spec):
     limit the configuration sets, not to HTCondor's defaults (its own limits are
     max_u_jobs, max_jobs and max_aj_tasks)."""
     conf = state.condor.conf if state.condor is not None else None
-    if conf is None or conf.main is None:
+    if conf is None:
         return ""
     from gridtools.errors import ConfigError
-    from gridtools.formats.condor.jobad import MAX_JOBS_PER_OWNER, MAX_JOBS_SUBMITTED
+    from gridtools.formats.condor.jobad import INT_MAX, MAX_JOBS_PER_OWNER, MAX_JOBS_SUBMITTED
     from gridtools.formats.condor_config import integer
     from gridtools.model.job import task_numbers
     condor = bool(spec.get("condor_ad"))
-    if not condor and "MAX_JOBS_SUBMITTED" not in conf.main and "MAX_JOBS_PER_OWNER" not in conf.main:
+
+    def limit(name, default):
+        """The knob's limit (none, INT_MAX, for a Grid Engine job unless it is set)."""
+        if not condor and (conf.main is None or name not in conf.main):
+            return INT_MAX
+        try:
+            return integer(conf, name, default)
+        except ConfigError:
+            return default if condor else INT_MAX
+    most, per_owner = limit("MAX_JOBS_SUBMITTED", MAX_JOBS_SUBMITTED), limit("MAX_JOBS_PER_OWNER", MAX_JOBS_PER_OWNER)
+    if not condor and most == per_owner == INT_MAX:
         return ""
-    try:
-        most = integer(conf, "MAX_JOBS_SUBMITTED", MAX_JOBS_SUBMITTED) \
-            if condor or "MAX_JOBS_SUBMITTED" in conf.main else MAX_JOBS_SUBMITTED
-        per_owner = integer(conf, "MAX_JOBS_PER_OWNER", MAX_JOBS_PER_OWNER) \
-            if condor or "MAX_JOBS_PER_OWNER" in conf.main else MAX_JOBS_SUBMITTED    # (no limit)
-    except ConfigError:
-        most, per_owner = MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER
     new = len(task_numbers(spec))
     if spec.get("materialize"):
         new = min(new, int(spec["materialize"]))
