@@ -80,27 +80,43 @@ def test_deadline_needs_deadlineusers(cell, users, workdir):
 
 
 def test_the_daemon_refuses_a_request_that_skipped_the_checks(cell, users, workdir):
-    """A submit request written without qsub's checks is refused by the daemon."""
+    """A submit request written without qsub's checks is refused by the daemon: nothing
+    is queued, and the answer says why in qsub's words."""
     add_list(cell, "team", "gtalice")
     add_project(cell, "projA", acl="team")
     job = jid_of(cell.qsub("-P", "projA", "-b", "y", "sleep", "1", user="gtalice", cwd=workdir))
     cell.wait_finished(job)
     # bob queues a request by hand, as a hostile client could
-    script = ("import sys; sys.path.insert(0, %r)\n"
-              "from gridtools.spool import ids, requests, wake\n"
-              "from gridtools.cli.sge import options, submit\n"
-              "req = options.fresh_request(); req.update(binary=True, project='projA')\n"
-              "spec = submit.finish_spec(req, ids.allocate('job')[0], 'true', '/tmp', [], 'true')\n"
-              "requests.write('submit', {'job': spec}); wake.poke(); print(spec['id'])\n")
-    from conftest import user_bin
-    src = os.path.join(os.path.dirname(user_bin()), "src")
-    proc = cell.run("/usr/bin/python3", "-c", script % src, user="gtbob", cwd=workdir)
-    assert proc.returncode == 0, proc.stderr
-    sneaked = int(proc.stdout.split()[-1])
-    line = f'job {sneaked} leaves: job rejected: no access to project "projA" for user "gtbob"'
-    wait_for(lambda: line in open(os.path.join(cell.root, "spool", "messages")).read())
-    cell.wait_finished(sneaked)
+    sneaked, _name, answer = forge_submit(cell, "gtbob", {"project": "projA"}, reply=True)
+    assert answer == [1, "", REFUSED.format('no access to project "projA" for user "gtbob"')]
+    line = f'job {sneaked} of gtbob refused: job rejected: no access to project "projA" for user "gtbob"'
+    assert line in open(os.path.join(cell.root, "spool", "messages")).read()
+    assert not os.path.exists(os.path.join(cell.root, "spool", "jobs", str(sneaked)))
     assert not [r for r in cell.accounting() if r[5] == str(sneaked)]     # it never ran
+
+
+def test_condor_submit_waits_for_the_admission_rules(cell, users, workdir):
+    """While Grid Engine's admission rules are set, the daemon marks that it checks them,
+    and condor_submit (which does not check them itself) waits for its word: a cluster
+    max_u_jobs turns away is said refused, exit 1, and nothing is queued."""
+    mark = os.path.join(cell.root, "spool", "submit_checks")
+    assert not os.path.exists(mark)
+    set_global(cell, max_u_jobs="1")
+    assert wait_for(lambda: os.path.exists(mark))
+    with open(os.path.join(workdir, "one.sub"), "w") as fh:
+        fh.write("executable = /bin/true\nhold = true\nqueue\n")
+    first = cell.run("condor_submit", "one.sub", user="gtalice", cwd=workdir)
+    assert first.returncode == 0, first.stderr
+    second = cell.run("condor_submit", "one.sub", user="gtalice", cwd=workdir)
+    assert (second.returncode, second.stderr) == (
+        1, "\nERROR: Failed to commit job submission into the queue.\n"
+           "ERROR: job rejected: Only 1 jobs are allowed per user (current job count: 1)\n")
+    assert "submitted to cluster" not in second.stdout
+    held = cell.run("condor_q", "gtalice", "-af", "ClusterId").stdout.split()
+    assert held == [re.search(r"cluster (\d+)", first.stdout).group(1)]
+    set_global(cell, max_u_jobs="0")
+    assert wait_for(lambda: not os.path.exists(mark))
+    assert cell.run("condor_submit", "one.sub", user="gtalice", cwd=workdir).returncode == 0
 
 
 PRIORITY = REFUSED.format("positive submission priority requires operator privileges")

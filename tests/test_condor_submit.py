@@ -623,7 +623,7 @@ def test_max_jobs_per_owner_and_max_jobs_submitted_keep_the_queue_within_bounds(
     # a Grid Engine job counts, and is held to the limits the configuration sets, its
     # tasks as procs: qsub gets around neither (it waits for the daemon's word, as the
     # daemon marks in the spool that it checks new jobs)
-    from gridtools.cli.sge.submit import CHECKS_MARK
+    from gridtools.cli.ask import CHECKS_MARK
     from gridtools.spool.daemonconf import CHECKS
     assert CHECKS_MARK == CHECKS and os.path.exists(os.path.join(cell.root, "spool", CHECKS))
 

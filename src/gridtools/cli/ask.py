@@ -30,6 +30,23 @@ def ensure_daemon():
     control.start()
 
 
+#: the daemon's mark that it checks new jobs against rules a submitting command does
+#: not check in full (``spool.daemonconf.CHECKS``)
+CHECKS_MARK = "submit_checks"
+
+
+def checks_marked():
+    """True while the daemon marks that it may refuse a new job the submitting command's
+    own checks let through (``spool.daemonconf.mark_checks``): then the command waits for
+    its word. One look, without loading that module."""
+    import posix
+    try:
+        posix.stat(cell.spool(CHECKS_MARK))
+    except OSError:
+        return False
+    return True
+
+
 def tell(kind, payload, script=None):
     """Queue a request that needs no answer and wake the daemon (starting it when it is
     not running and the caller may); returns the request's name."""

@@ -2,8 +2,10 @@
 
 qsub checks the same rules (``formats.sge.admission``) before it queues a
 job; the daemon checks them again against its own configuration, since a
-request file is untrusted. A job the rules refuse is not run: its tasks
-end at once with the refusal as their reason. Under ``enforce_user auto`` a
+request file is untrusted. A job the rules refuse is not taken in: nothing
+is queued, its id is free again, and the answer to its request is the
+refusal in qsub's words (qsub and condor_submit wait for it while the
+daemon marks that it checks rules, ``spool.daemonconf.mark_checks``). Under ``enforce_user auto`` a
 user's first job creates their user object from the ``auto_user_*``
 defaults (managers excepted), and each later job moves its ``delete_time``
 on. A job's department is fixed here, from the DEPT usersets of the moment.
@@ -12,7 +14,6 @@ Jobs into an advance reservation are checked by ``arreq``.
 
 from gridtools.daemon import arreq, auth, confstore
 from gridtools.formats.sge import admission
-from gridtools.daemon import apply
 from gridtools.model import shared
 from gridtools.sched import inputs
 from gridtools.spool import jobs as jobstore
@@ -31,33 +32,33 @@ def _global(state):
     return state.config.objects["conf"].get("global") or {}
 
 
-def view(state, exclude=0):
-    """The admission rules' view of the daemon's configuration and jobs (job ``exclude``
-    not counted)."""
+def view(state):
+    """The admission rules' view of the daemon's configuration and jobs."""
     conf = state.config
 
     def member(name, user, group):
         return name in inputs.userlists_of(conf, user, group)
 
     def jobs_of(user):
-        return sum(1 for i in state.live_ids() if i != exclude and state.jobs[i].spec["owner"] == user)
+        return sum(1 for i in state.live_ids() if state.jobs[i].spec["owner"] == user)
 
     return admission.CellView(conf=_global(state), user=conf.objects["user"].get,
                               project=conf.objects["project"].get, member=member, jobs_of=jobs_of,
-                              jobs_total=lambda: len(state.live_ids() - {exclude}))
+                              jobs_total=lambda: len(state.live_ids()))
 
 
-def refuse(state, job, why, now):
-    apply.reject(state, job, now, why)
+def refusal(state, spec):
+    """Grid Engine's admission rules for a new job not yet taken in (``spec``, which
+    they may give its owner's default project): the refusal's words, None when they
+    let it in. The job is refused before it is stored, as Grid Engine refuses it at
+    submit, so that a command waiting for the answer says the refusal."""
+    return admission.check(spec, view(state))
 
 
 def accept(state, dispatcher, job, now):
-    """Apply the admission rules to a job just taken in (counted without itself)."""
+    """What the cell does with a job just taken in (its admission already checked,
+    ``refusal``): its department, its owner's user object, its advance reservation."""
     spec = dict(job.spec)
-    why = admission.check(spec, view(state, exclude=job.id))
-    if why is not None:
-        refuse(state, job, why, now)
-        return
     department = inputs.department_of(state.config, spec["owner"], spec.get("group", ""))
     if department != DEFAULT_DEPARTMENT:
         spec["department"] = department

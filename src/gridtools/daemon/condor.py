@@ -113,9 +113,21 @@ class Condor:
         try:
             full = confset.snapshot(self.conf, view.exec_hosts(state.config), state.started)
             daemonconf.publish(full, confset.public(full, self.conf.main))
-            daemonconf.mark_checks(self.conf.main)
         except (SpoolError, OSError) as exc:
             state.log(f"E|the configuration in use is not published: {exc}")
+        self.mark_checks(state)
+
+    def mark_checks(self, state):
+        """Mark in the spool whether the daemon checks new jobs against rules the
+        submitting commands do not check in full (``spool.daemonconf.mark_checks``), after
+        either dialect's configuration was read."""
+        from gridtools.errors import SpoolError
+        from gridtools.spool import daemonconf
+        conf = state.config.objects["conf"].get("global") if state.config is not None else None
+        try:
+            daemonconf.mark_checks(self.conf.main, conf)
+        except (SpoolError, OSError) as exc:
+            state.log(f"E|the mark of the submit checks is not written: {exc}")
 
     def context(self, state, dispatcher, loads, now):
         self.ctx = slotads.Context(state, dispatcher, self.conf, self.facts, self.machines, loads, now)

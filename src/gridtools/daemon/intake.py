@@ -347,7 +347,8 @@ def submit(state, dispatcher, req, now):
     spec["predecessors"] = resolve_predecessors(state, spec.get("hold_jid") or [], spec["owner"], spec["id"])
     spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],
                                                    spec["owner"], spec["id"])
-    why = _not_allowed(state, spec) or _submit_refusal(state, spec) or _over_job_limits(state, spec)
+    why = (_not_allowed(state, spec) or admitjob.refusal(state, spec) or _submit_refusal(state, spec)
+           or _over_job_limits(state, spec))
     if why:
         return _turn_away(state, spec, why)
     script = None

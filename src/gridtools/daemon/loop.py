@@ -292,7 +292,10 @@ class Daemon:
         if state.config_generation != generation:       # read again here or by a request
             qcontrol.apply_initial_states(state)
             state.usage.configure(view.config_parts(state)["policy_config"], now)
-        state.condor.refresh(state, now=now)
+            if not state.condor.refresh(state, now=now):
+                state.condor.mark_checks(state)       # (a refresh marks them itself)
+        else:
+            state.condor.refresh(state, now=now)
         if taken:
             state.need_schedule = True
         self.more_intake = taken >= intake.BATCH

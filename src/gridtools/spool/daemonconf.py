@@ -53,19 +53,23 @@ def publish(snapshot, public):
 
 
 #: present while the configuration sets rules the daemon checks each new job against
-#: (SUBMIT_REQUIREMENT_NAMES, MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER): then qsub waits for
-#: the daemon's word on a job, to say a refusal as it says its own (``cli.sge.submit``
-#: looks for it by this name, CHECKS_MARK)
+#: and a submitting command does not check in full (SUBMIT_REQUIREMENT_NAMES,
+#: MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER of condor_config; Grid Engine's admission
+#: rules): then qsub and condor_submit wait for the daemon's word on a job, to say a
+#: refusal as they say their own (``cli.ask.checks_marked`` looks for it by this name)
 CHECKS = "submit_checks"
 #: the knobs that make it present
 CHECK_KNOBS = ("SUBMIT_REQUIREMENT_NAMES", "MAX_JOBS_SUBMITTED", "MAX_JOBS_PER_OWNER")
 
 
-def mark_checks(config):
-    """Make CHECKS present when ``config`` (the configuration just read) sets one of
-    CHECK_KNOBS, absent otherwise."""
+def mark_checks(config, global_conf=None):
+    """Make CHECKS present when ``config`` (condor_config as just read) sets one of
+    CHECK_KNOBS, or ``global_conf`` (Grid Engine's global configuration, a mapping) one
+    of the admission rules (``cli.sge.cellfacts.rules_set``); absent otherwise."""
     import os
-    wanted = any(name in config and (config.raw(name) or "").strip() for name in CHECK_KNOBS)
+    from gridtools.cli.sge.cellfacts import rules_set
+    wanted = (config is not None and any(name in config and (config.raw(name) or "").strip()
+                                         for name in CHECK_KNOBS)) or rules_set(global_conf or {})
     marker = cell.spool(CHECKS)
     if wanted:
         if not os.path.exists(marker):

@@ -370,10 +370,12 @@ def daemon_may_refuse(knobs):
     that it waits for the daemon's verdict (``_send``): the configuration has
     submit requirements or limits of the queue (``knobs``: ``submit_knobs``; the daemon
     counts the queue as it is, this command as the last status showed it), or the
-    caller reads another configuration than the cell's (CONDOR_CONFIG, ``_CONDOR_``
-    variables), which the daemon does not."""
+    daemon marks that it checks rules (``ask.checks_marked``: the cell's own
+    condor_config's, and Grid Engine's admission rules, ``max_u_jobs`` among them, which
+    hold HTCondor jobs too), or the caller reads another configuration than the cell's
+    (CONDOR_CONFIG, ``_CONDOR_`` variables), which the daemon does not."""
     if (knobs.get("SUBMIT_REQUIREMENT_NAMES") or "").strip() or "MAX_JOBS_SUBMITTED" in knobs \
-            or "MAX_JOBS_PER_OWNER" in knobs:
+            or "MAX_JOBS_PER_OWNER" in knobs or ask.checks_marked():
         return True
     from gridtools import ospaths
     own = ospaths.getenv("CONDOR_CONFIG")

@@ -138,15 +138,26 @@ def cell_view(conf=None):
         member=member, jobs_of=lambda user: counts()[0].get(user, 0), jobs_total=lambda: counts()[1])
 
 
+def rules_set(conf):
+    """True when the global configuration ``conf`` (name -> value) sets an attribute of
+    RULE_ATTRIBUTES, so that the admission rules may refuse a job without a project.
+    Values are either the file's text or the daemon's parsed values (booleans, numbers,
+    lists)."""
+    for name, kind in RULE_ATTRIBUTES.items():
+        value = conf.get(name)
+        if isinstance(value, (list, tuple)):
+            value = " ".join(str(item) for item in value)
+        value = str(value or "").strip().lower()
+        if (value == "true") if kind == "switch" else value not in ("", "0", "none"):
+            return True
+    return False
+
+
 def _rules_apply(req, owner, conf):
     """False when no admission rule can refuse the job nor change it (see the docstring)."""
     if req.get("project") or req.get("deadline") or _object("users", owner) is not None:
         return True
-    for name, kind in RULE_ATTRIBUTES.items():
-        value = str(conf.get(name) or "").strip().lower()
-        if (value == "true") if kind == "switch" else value not in ("", "0", "none"):
-            return True
-    return False
+    return rules_set(conf)
 
 
 def _group():

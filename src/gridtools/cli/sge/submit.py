@@ -404,27 +404,14 @@ def server_verifies(conf=None):
     return bool(text) and text.lower() != "none"
 
 
-#: the daemon's mark that it checks new jobs against rules (``spool.daemonconf.CHECKS``)
-CHECKS_MARK = "submit_checks"
-
-
-def _checks_marked():
-    """``spool.daemonconf.checks_marked``, without loading that module (one look)."""
-    try:
-        posix.stat(cell.spool(CHECKS_MARK))
-    except OSError:
-        return False
-    return True
-
-
 def send(spec, script=None, conf=None):
     """Queue the job ``spec`` for the daemon. With a server JSV (``server_verifies``), or
     while the cell's condor_config sets rules the daemon checks each new job against
-    (``_checks_marked``: submit requirements, job limits), wait for the
+    (``ask.checks_marked``: submit requirements, job limits, admission rules), wait for the
     daemon's answer: ``spec`` then takes the name and tasks the JSV left the job, and a
     refusal raises ``Refused`` (its words already written on stderr, the id given back
     by the daemon)."""
-    if not server_verifies(conf) and not _checks_marked():
+    if not server_verifies(conf) and not ask.checks_marked():
         ask.tell("submit", {"job": spec}, script=script)
         return
     import json
