@@ -198,3 +198,39 @@ def test_the_walk_applies_the_rule_to_every_link_on_the_path(workdir, users):
     ownfiles.makedirs_own(os.path.join(shared, "roots", "a", "b"), 0o700)
     os.close(ownfiles.open_own(os.path.join(shared, "roots", "a", "b", "out"), os.O_WRONLY | os.O_CREAT))
     assert os.path.isfile(os.path.join(real, "a", "b", "out"))
+
+
+@pytest.mark.parametrize("owner", ["root", "alice"])
+def test_a_planted_folder_link_does_not_choose_the_working_folder(cell, workdir, users, owner):
+    """bob links the name of the job's working folder (-wd, HTCondor's initialdir) in the
+    sticky folder to a folder of the victim's: the job does not start there (it fails
+    as with a working folder it cannot enter), and a link of the owner's own is
+    followed."""
+    alice, bob = users[0], users[1]
+    user = None if owner == "root" else alice
+    shared = _shared(workdir)
+    victim = _private(workdir, "victimdir", user)
+    own = _private(workdir, "owndir", user)
+    out = _private(workdir, "outdir", user)
+    link = os.path.join(shared, "work")
+    _plant(cell, bob, victim, link)
+    jid = _jid(cell.qsub("-terse", "-b", "y", "-wd", link, "-o", out, "-j", "y", "-N", "here",
+                         "touch", "made-here", user=user, cwd=workdir))
+    assert _ended(cell, jid) == "error"
+    assert os.listdir(victim) == [] and os.listdir(out) == []
+    reason = _error_reason(cell, jid)
+    assert reason and reason[0].endswith(f"can't chdir to {link}: Permission denied"), reason
+    cluster = submit(cell, f"executable = /bin/pwd\ninitialdir = {link}\noutput = {out}/c.out\n"
+                           f"log = {out}/c.log\nqueue\n", cwd=workdir, user=user)
+    wait_status(cell, f"{cluster}.0", 5, timeout=30)
+    assert not os.path.exists(os.path.join(out, "c.out")) and os.listdir(victim) == []
+    # the owner's own link, in the same sticky folder
+    mine = os.path.join(shared, "mine")
+    if user is None:
+        os.symlink(own, mine)
+    else:
+        _plant(cell, user, own, mine)
+    jid = _jid(cell.qsub("-terse", "-b", "y", "-wd", mine, "-o", out, "-j", "y", "-N", "there",
+                         "touch", "made-here", user=user, cwd=workdir))
+    assert _ended(cell, jid) == "finished"
+    assert os.listdir(own) == ["made-here"]

@@ -9,7 +9,7 @@ folders as much as its last name, and whatever fs.protected_symlinks says: the p
 walked a part at a time, each folder held open while the next is looked at, so that
 nothing swapped in meanwhile is followed. ``resolve_own`` gives the path so walked,
 ``is_own_dir`` tells whether it leads to a folder, ``makedirs_own`` makes the folders of
-a path that are missing. ``open_text`` opens such a file as a Python file.
+a path that are missing, ``chdir_own`` makes it the working folder. ``open_text`` opens such a file as a Python file.
 ``read_trusted`` reads a file the caller takes what it says from (a DAG's nodes log):
 it must be a regular file of the caller's own, reached without a link.
 """
@@ -65,6 +65,30 @@ def is_own_dir(path):
         return False
     finally:
         os.close(folder)
+
+
+def chdir_own(path):
+    """Make the folder ``path``, walked as ``open_own`` walks it, the working folder
+    (entered by its descriptor: nothing swapped in after the walk is followed)."""
+    for _ in range(3):
+        folder, name, _where = _walk(path)
+        try:
+            if not name:
+                os.fchdir(folder)
+                return
+            entered = os.open(name, _FOLDER, dir_fd=folder)
+            try:
+                os.fchdir(entered)
+            finally:
+                os.close(entered)
+            return
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise _named(exc, path) from None
+            # (a link made there since it was looked at: walked again, by the rule)
+        finally:
+            os.close(folder)
+    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
 
 
 def makedirs_own(path, mode=0o777):

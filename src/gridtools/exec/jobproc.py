@@ -177,9 +177,12 @@ def open_stream(path, how):
 
 
 def chdir_to(cwd):
-    """Change to a working directory; StartFailed (STEP_CWD) when that fails."""
+    """Change to a working directory (``ownfiles.chdir_own``: a link another user planted
+    in a sticky folder anyone may write to is not followed, in any part of the path);
+    StartFailed (STEP_CWD) when that fails."""
+    from gridtools.ownfiles import chdir_own
     try:
-        os.chdir(cwd)
+        chdir_own(cwd)
     except OSError as exc:
         raise StartFailed.of(STEP_CWD, cwd, exc) from None
 
