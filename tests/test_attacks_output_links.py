@@ -234,3 +234,36 @@ def test_a_planted_folder_link_does_not_choose_the_working_folder(cell, workdir,
                          "touch", "made-here", user=user, cwd=workdir))
     assert _ended(cell, jid) == "finished"
     assert os.listdir(own) == ["made-here"]
+
+
+def test_root_s_input_transfer_does_not_read_through_a_planted_link(cell, workdir, users):
+    """Root's HTCondor job in a sticky folder transfers its input files into its scratch
+    folder as root: bob links the name of one to a file only root may read, another to
+    a FIFO of his own (which would keep the transfer waiting). The job is held with
+    the input transfer's failure, and never sees the secret; the owner's own link is
+    followed."""
+    bob = users[1]
+    shared = _shared(workdir)
+    victim = _private(workdir, "rootonly")
+    with open(os.path.join(victim, "secret"), "w") as fh:
+        fh.write("root's secret\n")
+    _plant(cell, bob, os.path.join(victim, "secret"), os.path.join(shared, "in.txt"))
+    user_py(cell, bob, f"import os; os.mkfifo({shared!r} + '/pipe.txt')", check=True)
+    os.symlink(os.path.join(victim, "secret"), os.path.join(shared, "mine.txt"))
+    head = ("executable = /bin/cat\nshould_transfer_files = YES\nwhen_to_transfer_output = ON_EXIT\n"
+            f"initialdir = {shared}\n")
+    for name in ("in.txt", "pipe.txt"):
+        cluster = submit(cell, head + f"arguments = {name}\ntransfer_input_files = {name}\n"
+                                      f"output = {workdir}/{name}.out\nlog = {workdir}/{name}.log\nqueue\n",
+                         cwd=workdir, name=f"{name}.sub")
+        wait_status(cell, f"{cluster}.0", 5, timeout=30)
+        held = cell.run("condor_q", f"{cluster}.0", "-af", "HoldReason").stdout
+        assert "Transfer input files failure" in held, held
+        out = os.path.join(workdir, f"{name}.out")
+        assert not os.path.exists(out) or "secret" not in open(out).read()
+    cluster = submit(cell, head + f"arguments = mine.txt\ntransfer_input_files = mine.txt\n"
+                                  f"output = {workdir}/mine.out\nlog = {workdir}/mine.log\nqueue\n",
+                     cwd=workdir, name="mine.sub")
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "mine.out"))
+             and open(os.path.join(workdir, "mine.out")).read(), timeout=30)
+    assert open(os.path.join(workdir, "mine.out")).read() == "root's secret\n"

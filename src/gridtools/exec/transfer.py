@@ -9,7 +9,9 @@ changed at the top of the folder (never the job's ad files) are copied back to `
 name ending in ``/`` its contents only), each under its last name. A name
 listed there that the job did not leave is reported (the task is held, as
 HTCondor holds it). Every copy is made by a child process with the job
-owner's identity, so it reads and writes only what the owner may.
+owner's identity, so it reads and writes only what the owner may, and an
+input file is read as ``ownfiles`` walks a path: a link another user planted
+in a sticky folder anyone may write (an Iwd in /tmp) is not followed.
 
 An input file given as a URL of one of ``URL_SCHEMES`` (what the slot ads
 offer as ``HasFileTransferPluginMethods``) is fetched into the folder under
@@ -294,15 +296,26 @@ def _copy_in(source, folder, plugins=None, env=None, pool=None):
         if not _by_plugin(source, os.path.join(folder, _url_name(source)), folder, plugins, pool, env):
             _fetch(source, folder)
         return
-    if os.path.isdir(source):
+    from gridtools import ownfiles
+    real = ownfiles.resolve_own(source)         # (no link another user planted in a sticky folder)
+    if os.path.isdir(real):
         if source.endswith("/"):
-            for name in os.listdir(source):
-                _copy_in(os.path.join(source, name), folder)
+            for name in os.listdir(real):
+                _copy_in(os.path.join(real, name), folder)
             return
-        shutil.copytree(source, os.path.join(folder, os.path.basename(source.rstrip("/"))),
+        shutil.copytree(real, os.path.join(folder, os.path.basename(source.rstrip("/"))),
                         symlinks=True, dirs_exist_ok=True)
         return
-    shutil.copy2(source, os.path.join(folder, os.path.basename(source)))
+    fd = ownfiles.open_own(real, os.O_RDONLY | os.O_NONBLOCK)     # (a FIFO does not stop it)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise OSError(f"{source}: not a regular file")
+    with os.fdopen(fd, "rb") as data, open(os.path.join(folder, os.path.basename(source)), "wb") as out:
+        shutil.copyfileobj(data, out)
+        os.fchmod(out.fileno(), stat.S_IMODE(info.st_mode))
+        out.flush()
+        os.utime(out.fileno(), ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
 def _catalog(folder):
