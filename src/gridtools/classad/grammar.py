@@ -480,9 +480,42 @@ def parser():
     return _PARSER
 
 
+def old_to_new(text):
+    """``text`` with its double-quoted strings read as HTCondor reads those of the old
+    ClassAd syntax (a submit description, the long form of an ad, a constraint),
+    written in the new syntax the parser reads: a
+    backslash is itself, but before a double quote, which it escapes (``"a\\.b"`` is
+    the four characters a, backslash, dot, b; ``"q\\"t"`` is q, quote, t), but for one
+    at the very end of the text, before the last quote (``"end\\"`` is e, n, d,
+    backslash), and two backslashes are both themselves (so ``"end\\\\"`` ends at its
+    quote too)."""
+    out, i, inside, size = [], 0, False, len(text)
+    while i < size:
+        ch = text[i]
+        if not inside:
+            inside = ch == '"'
+            out.append(ch)
+        elif ch == '"':
+            inside = False
+            out.append(ch)
+        elif ch != "\\":
+            out.append(ch)
+        elif text.startswith('\\"', i) and text[i + 2:].strip():
+            out.append('\\"')
+            i += 1
+        elif text.startswith("\\\\", i):
+            out.append("\\\\\\\\")
+            i += 1
+        else:
+            out.append("\\\\")
+        i += 1
+    return "".join(out)
+
+
 def run(text, start, get_parser=parser, old=False):
     """The node of ``text`` read from rule ``start`` (``start_expr`` or ``start_ad``)
-    by ``get_parser()`` (in the old syntax with ``old``); ClassAdSyntaxError with
+    by ``get_parser()`` (in the old syntax with ``old``: its strings as ``old_to_new``
+    reads them, adjacent strings refused); ClassAdSyntaxError with
     HTCondor's words when it is no such text."""
     if not isinstance(text, str):
         raise ClassAdSyntaxError(f"expected text, not {type(text).__name__}")
@@ -490,6 +523,8 @@ def run(text, start, get_parser=parser, old=False):
         raise ClassAdSyntaxError("empty expression" if start == "start_expr" else "empty ClassAd")
     try:
         if old:
+            if "\\" in text:
+                text = old_to_new(text)
             return get_parser().parse(text, start=start, old=True)
         return get_parser().parse(text, start=start)
     except _TooDeep:

@@ -128,7 +128,9 @@ def _simple_number(body):
 
 def parse_ad(text):
     """A ClassAd from its bracketed form ``[ a = 1; b = "x" ]`` or its long
-    form (one ``Name = value`` per line; blank and ``#`` lines ignored)."""
+    form (one ``Name = value`` per line; blank and ``#`` lines ignored), whose values
+    are in the old syntax (a backslash in a string is itself, ``grammar.old_to_new``),
+    as HTCondor writes and reads it."""
     from gridtools.classad.ad import ClassAd
     if not isinstance(text, str):
         raise ClassAdSyntaxError(f"expected text, not {type(text).__name__}")
@@ -150,7 +152,7 @@ def _parse_long(text):
         if not m:
             raise ClassAdSyntaxError("expected 'Name = expression'", lineno, 1)
         try:
-            ad[m.group(1)] = parse(m.group(2))
+            ad[m.group(1)] = parse(m.group(2), old=True)
         except ClassAdSyntaxError as exc:
             column = m.start(2) + exc.column if exc.column else None
             raise ClassAdSyntaxError(f"{m.group(1)}: {exc.reason}", lineno, column) from None

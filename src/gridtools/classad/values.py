@@ -172,10 +172,24 @@ def quote_selected(name):
 _CURRENT = [None]
 
 
+def _old_string(text):
+    """A string in the long form's spelling: only its quotes escaped (a backslash is
+    itself in the old syntax), but a character that ends a line (``str.splitlines``)
+    written as an escape, which the old syntax reads as the characters of the escape:
+    the long form holds one attribute a line, and a value must not add lines to it (a
+    job's history). HTCondor writes them as they are."""
+    text = text.replace('"', '\\"')
+    if text and text.splitlines() != [text]:
+        text = "".join(("\\%03o" % ord(ch) if ord(ch) < 256 else "\\u%04x" % ord(ch))
+                       if ch.splitlines() != [ch] else ch for ch in text)
+    return '"' + text + '"'
+
+
 def unparse_value(value, old=False):
     """The canonical spelling of a value (``"a"``, ``1``, ``1.5``, ``{ 1,2 }``);
     with ``old`` the long form's spelling (reals ``%.16G``, strings with only
-    their quotes escaped)."""
+    their quotes escaped and the characters that end a line as escapes,
+    ``_old_string``)."""
     t = type(value)
     if t is bool:
         return "true" if value else "false"
@@ -184,7 +198,7 @@ def unparse_value(value, old=False):
     if t is float:
         return format_real_old(value) if old else format_real(value)
     if t is str:
-        return '"' + value.replace('"', '\\"') + '"' if old else quote_string(value)
+        return _old_string(value) if old else quote_string(value)
     if t is list:
         if _CURRENT[0] is not None:     # (a list may hold the same list many times over)
             from gridtools.classad.budget import LOOP_CHARS, charge

@@ -124,12 +124,8 @@ def expr(name, text, names=None):
         if value is not None:
             return value
     from gridtools.classad.parser import parse
-    readable = text
-    if "\\" in text:                  # strings in the old syntax (see moreattrs.old_strings)
-        from gridtools.formats.condor.moreattrs import old_strings
-        readable = old_strings(text)
     try:
-        return parse(readable, old=True)
+        return parse(text, old=True)        # (its strings as the old syntax reads them)
     except Exception:
         raise fail(f"Parse error in expression: {name} = {text}") from None
 

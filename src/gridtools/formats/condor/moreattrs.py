@@ -474,32 +474,9 @@ def is_false(text):
 
 
 def old_strings(text):
-    """``text`` with its double-quoted strings read as HTCondor reads those of a submit
-    description (the old ClassAd syntax), written in the new syntax the parser reads: a
-    backslash is itself, but before a double quote, which it escapes (``"a\\.b"`` is
-    the four characters a, backslash, dot, b; ``"q\\"t"`` is q, quote, t), and two
-    backslashes are both themselves (so ``"end\\\\"`` ends at its quote)."""
-    out, i, inside, size = [], 0, False, len(text)
-    while i < size:
-        ch = text[i]
-        if not inside:
-            inside = ch == '"'
-            out.append(ch)
-        elif ch == '"':
-            inside = False
-            out.append(ch)
-        elif ch != "\\":
-            out.append(ch)
-        elif text.startswith('\\"', i):
-            out.append('\\"')
-            i += 1
-        elif text.startswith("\\\\", i):
-            out.append("\\\\\\\\")
-            i += 1
-        else:
-            out.append("\\\\")
-        i += 1
-    return "".join(out)
+    """``classad.grammar.old_to_new`` (how HTCondor reads the strings of the old syntax)."""
+    from gridtools.classad.grammar import old_to_new
+    return old_to_new(text)
 
 
 # ---------------------------------------------------------------- what jobattrs reads rarely
