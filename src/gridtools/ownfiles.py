@@ -9,7 +9,8 @@ folders as much as its last name, and whatever fs.protected_symlinks says: the p
 walked a part at a time, each folder held open while the next is looked at, so that
 nothing swapped in meanwhile is followed. ``resolve_own`` gives the path so walked,
 ``is_own_dir`` tells whether it leads to a folder, ``makedirs_own`` makes the folders of
-a path that are missing, ``chdir_own`` makes it the working folder. ``open_text`` opens such a file as a Python file.
+a path that are missing, ``chdir_own`` makes it the working folder. ``open_text`` opens
+such a file as a Python file.
 ``read_trusted`` reads a file the caller takes what it says from (a DAG's nodes log):
 it must be a regular file of the caller's own, reached without a link.
 """

@@ -21,9 +21,11 @@ _FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK 
 
 def open_log(path, owner, uid, gid):
     """A descriptor of the log at ``path`` opened for appending as its owner, or
-    raise OSError (a link, not a plain file, another owner's file)."""
+    raise OSError (a link, not a plain file, another owner's file, a link another user
+    planted in a sticky folder on the way to it: ``ownfiles.open_own``)."""
+    from gridtools.ownfiles import open_own
     with owner_rights({"owner": owner, "uid": uid, "gid": gid}):
-        fd = os.open(path, _FLAGS, 0o644)
+        fd = open_own(path, _FLAGS, 0o644)     # (no link planted in a sticky folder on the way)
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or (uid != 0 and st.st_uid != uid):
         os.close(fd)

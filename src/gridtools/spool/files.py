@@ -183,18 +183,25 @@ def read_capped(fd, cap):
 
 
 class Lock:
-    """An exclusive flock on ``path`` (created if missing), as a context manager."""
+    """An exclusive flock on ``path`` (created if missing), as a context manager. With
+    ``own`` (a lock in a folder other users may write, as a DAG's beside it in /tmp)
+    the file is opened as ``ownfiles.open_own`` opens one (no link another user planted
+    is followed) and must be a regular file of the caller's (SpoolError otherwise)."""
 
-    def __init__(self, path, mode=0o600, blocking=True):
+    def __init__(self, path, mode=0o600, blocking=True, own=False):
         self.path = path
         self.mode = mode
         self.blocking = blocking
+        self.own = own
         self.fd = None
 
     def acquire(self):
         """Take the lock; returns False when non-blocking and already held."""
         try:
-            fd = posix.open(self.path, posix.O_RDWR | posix.O_CREAT, self.mode)
+            if self.own:
+                fd = _open_own_lock(self.path, self.mode)
+            else:
+                fd = posix.open(self.path, posix.O_RDWR | posix.O_CREAT, self.mode)
         except OSError as exc:
             raise SpoolError(f"cannot open lock {self.path}: {exc.strerror}") from None
         import fcntl
@@ -233,6 +240,20 @@ class Lock:
 
     def __exit__(self, *exc):
         self.release()
+
+
+def _open_own_lock(path, mode):
+    """A descriptor of lock file ``path`` for ``Lock(own=True)``."""
+    import stat
+    from gridtools.ownfiles import open_own
+    fd = open_own(path, posix.O_RDWR | posix.O_CREAT | posix.O_NONBLOCK | posix.O_CLOEXEC, mode)
+    info = posix.fstat(fd)
+    if stat.S_ISREG(info.st_mode) and info.st_uid == posix.geteuid():
+        return fd
+    posix.close(fd)
+    import errno
+    raise OSError(errno.EPERM, f"it belongs to another user (uid {info.st_uid})" if stat.S_ISREG(info.st_mode)
+                  else "it is not a regular file")
 
 
 def off_path_lock(path, mode=0o600):

@@ -28,15 +28,16 @@ class JobstateLog:
         self.recovery = None            # dagjobstate.Recovery while a recovered DAG is followed
 
     def _read(self):
+        from gridtools.ownfiles import read_trusted
         try:
-            with open(self.path, encoding="utf-8", errors="replace") as fh:
-                return fh.read()
+            return read_trusted(self.path)      # (one another user planted is not read)
         except OSError:
             return ""
 
     def _write(self, line):
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            from gridtools.ownfiles import open_own
+            fd = open_own(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
             try:
                 os.write(fd, (line + "\n").encode("utf-8", "backslashreplace"))
             finally:
@@ -170,7 +171,8 @@ class DotWriter:
 def write_metrics(path, metrics, log):
     """DAGFILE.metrics, as HTCondor 24.0's DAGMan writes it when it exits: one JSON
     object, its members in HTCondor's order (``metrics``: name -> value; times as
-    seconds with three decimals). Written over, without following a link."""
+    seconds with three decimals). Written over, without following a link another user
+    planted in a sticky folder on the way (``ownfiles.open_own``)."""
     lines = []
     for name, value in metrics.items():
         if isinstance(value, float):
@@ -181,7 +183,8 @@ def write_metrics(path, metrics, log):
             text = str(int(value))
         lines.append(f'    "{name}":{text}')
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        from gridtools.ownfiles import open_own
+        fd = open_own(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o644)
         with open(fd, "w", encoding="utf-8") as fh:
             fh.write("{\n" + ",\n".join(lines) + "\n}\n")
         log(f"Wrote metrics file {path}.")

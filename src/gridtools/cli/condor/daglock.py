@@ -10,6 +10,11 @@ machine restarted) is taken over. The flock makes taking the lock atomic: of
 managers that start together exactly one gets it; the file is removed while
 the flock is still held, and a manager that locked a file removed meanwhile
 tries again on the file now there.
+
+The DAG's folder may be one other users write (/tmp): the lock file is
+opened without following a link another user planted there
+(``ownfiles``), and one that is not a regular file of the manager's own user
+is neither written nor taken: the manager ends, saying why.
 """
 
 import os
@@ -93,7 +98,7 @@ def take(path, job=0, since=0):
     from gridtools.spool.files import Lock
     me = myself(job, since)
     for _ in range(TRIES):
-        lock = Lock(path, mode=0o600, blocking=False)
+        lock = Lock(path, mode=0o600, blocking=False, own=True)
         if not lock.acquire():
             return None, _read(path)
         if lock.replaced():             # removed by the manager that held it: try the new one
@@ -112,8 +117,8 @@ def take(path, job=0, since=0):
 
 
 def _read(path):
+    from gridtools.ownfiles import read_trusted
     try:
-        with open(path, "rb") as fh:
-            return parse_record(fh.read(RECORD))
+        return parse_record(read_trusted(path, binary=True)[:RECORD])
     except OSError:
         return None

@@ -378,18 +378,18 @@ def load(dag_file, opts, log):
     base = dagstate.rescue_base(dag_file, len(dags) > 1)
     if opts.get("load_save"):
         name = opts["load_save"]
-        with open(name, encoding="utf-8") as fh:
-            dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
+        dagstate.apply_rescue(dag, dagstate.parse_rescue(_own_text(name), name), name)
         log(f"Loading the save point file {name}: its DONE nodes are done; no rescue DAG is read")
         opts["rescue_run"] = True
         return dag
     number = opts["rescue_from"]
     if not number and opts["auto_rescue"]:
-        number = dagstate.latest_rescue(os.path.basename(base), os.listdir(_folder(dag_file)))[1]
+        from gridtools.cli.condor.submit_dag import own_files
+        folder = _folder(dag_file)
+        number = dagstate.latest_rescue(os.path.basename(base), own_files(folder, os.listdir(folder)))[1]
     if number:
         name = dagstate.rescue_name(base, number)
-        with open(name, encoding="utf-8") as fh:
-            dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
+        dagstate.apply_rescue(dag, dagstate.parse_rescue(_own_text(name), name), name)
         log(f"Running rescue DAG {number} ({name})")
         opts["rescue_run"], opts["rescue_number"] = True, number
     return dag
@@ -397,6 +397,17 @@ def load(dag_file, opts, log):
 
 def _folder(path):
     return os.path.dirname(os.path.abspath(path))
+
+
+def _own_text(path):
+    """What a rescue DAG or save file the run reads holds: a regular file of the
+    manager's own user, reached without a link (``ownfiles.read_trusted``); GridError
+    otherwise (one another user put in a shared folder would mark nodes done)."""
+    from gridtools.ownfiles import read_trusted
+    try:
+        return read_trusted(path)
+    except OSError as exc:
+        raise GridError(f"cannot read {path}: {exc.strerror} (it must be a file of this user's)") from None
 
 
 def own_job_id():
@@ -529,7 +540,14 @@ def _lock(opts, log):
     """The DAG's lock (``daglock``), or None when another manager runs the DAG (said in
     the DAG's log and on stderr, which is DAGFILE.lib.err)."""
     from gridtools.cli.condor import daglock
-    lock, holder = daglock.take(opts["lockfile"], own_job_id(), _size(opts["dag"] + ".nodes.log"))
+    try:
+        lock, holder = daglock.take(opts["lockfile"], own_job_id(), _size(opts["dag"] + ".nodes.log"))
+    except GridError as exc:
+        text = f"ERROR: {exc}; this DAG manager ends without running {opts['dag']}"
+        log(text)
+        log(exit_line(EXIT_FAILED))
+        sys.stderr.write(text + "\n")
+        return None
     if lock is not None:
         if holder is not None:
             log(f"Lock file {opts['lockfile']} names manager pid {holder.pid}, which is gone: "

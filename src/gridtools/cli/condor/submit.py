@@ -229,11 +229,12 @@ def _check_requests(pe, hard):
 
 
 def touch_log(ads):
-    """Create each user log named (as condor_submit does), so readers find it at once."""
+    """Create each user log named (as condor_submit does), so readers find it at once
+    (``ownfiles.open_own``: not through a link another user planted in a sticky folder)."""
     for path in sorted({ad.eval("UserLog") for ad in ads if isinstance(ad.eval("UserLog"), str)}):
+        from gridtools.ownfiles import open_own
         try:
-            fd = posix.open(path, posix.O_WRONLY | posix.O_CREAT | posix.O_APPEND | posix.O_NOFOLLOW
-                            | posix.O_NONBLOCK, 0o644)
+            fd = open_own(path, posix.O_WRONLY | posix.O_CREAT | posix.O_APPEND | posix.O_NONBLOCK, 0o644)
             posix.close(fd)
         except OSError as exc:
             raise InputError(f"ERROR: Invalid log file: \"{path}\" ({exc.strerror})") from None

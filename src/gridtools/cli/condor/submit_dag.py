@@ -268,7 +268,24 @@ def check_dag(path, into=None, use_dag_dir=True):
 def rescue_number(dag):
     from gridtools.formats.condor.dagstate import latest_rescue
     folder = os.path.dirname(os.path.abspath(dag))
-    return latest_rescue(os.path.basename(dag), os.listdir(folder))[1]
+    return latest_rescue(os.path.basename(dag), own_files(folder, os.listdir(folder)))[1]
+
+
+def own_files(folder, names):
+    """Those of ``names`` in ``folder`` that are regular files of the caller's own (not
+    links): the rescue DAGs a run counts and reads. One another user left in a shared
+    folder (/tmp) is not the caller's progress: it would mark nodes done that never
+    ran."""
+    import stat
+    uid, found = os.geteuid(), []
+    for name in names:
+        try:
+            info = os.lstat(os.path.join(folder, name))
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_uid == uid:
+            found.append(name)
+    return found
 
 
 def prepare(opts, dag, err):

@@ -1,0 +1,164 @@
+"""Attacks on another user's DAG and job records through files a hostile user (gtbob)
+leaves in a sticky folder anyone may write (as /tmp), where the victim (root or
+gtalice) runs a DAG or keeps a job's log, and through the text of a job's own
+attributes, which every user reads back in the job history.
+
+- the DAG's lock file: a link planted at its name must not make the manager write
+  (and cut short) the file it names; a lock file of another user's is not taken;
+- a rescue DAG another user wrote must not mark the victim's nodes done;
+- a user log under a planted folder link is not written where the link leads;
+- a string with a line break (a submit file's ``\\n`` is two characters in the old
+  syntax; a qsub argument may hold a real one) must not add records to the history.
+"""
+
+import os
+import pwd
+import re
+
+import pytest
+
+from attack_tools import user_py
+from condortools import submit
+from conftest import wait_for
+
+PRECIOUS = "".join(f"{n}\n" for n in range(1, 1001))
+
+
+def _shared(workdir):
+    shared = os.path.join(workdir, "shared")
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    return shared
+
+
+def _private(workdir, name, user=None):
+    path = os.path.join(workdir, name)
+    os.mkdir(path, 0o700)
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+    return path
+
+
+def _give(path, user):
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+
+
+def _dag(folder, name, user):
+    """A one-node DAG ``name`` whose node appends "A" to ``order`` in ``folder``."""
+    script = os.path.join(folder, f"{name}.sh")
+    with open(script, "w") as fh:
+        fh.write(f"#!/bin/sh\necho A >> {folder}/{name}.order\n")
+    os.chmod(script, 0o755)
+    with open(os.path.join(folder, f"{name}.sub"), "w") as fh:
+        fh.write(f"executable = {script}\nqueue\n")
+    with open(os.path.join(folder, name), "w") as fh:
+        fh.write(f"JOB A {name}.sub\n")
+    for made in (script, os.path.join(folder, f"{name}.sub"), os.path.join(folder, name)):
+        _give(made, user)
+
+
+def _run_dag(cell, folder, name, user):
+    proc = cell.run("condor_submit_dag", name, cwd=folder, user=user)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    manager = int(re.search(r"submitted to cluster (\d+)\.", proc.stdout).group(1))
+    cell.wait_finished(manager, timeout=60)
+    return proc
+
+
+def _out(folder, name):
+    with open(os.path.join(folder, f"{name}.dagman.out")) as fh:
+        return fh.read()
+
+
+@pytest.mark.parametrize("owner", ["root", "alice"])
+@pytest.mark.parametrize("planted", ["link", "file"])
+def test_a_lock_file_another_user_left_is_neither_written_nor_taken(cell, workdir, users, owner, planted):
+    """bob leaves, at the name of the victim's DAG lock, a link to a file of the
+    victim's (which the manager would have cut to its 96-byte record) or a lock file of
+    his own. The manager ends without running the DAG, says why, and the file the link
+    names is as it was."""
+    alice, bob = users[0], users[1]
+    user = None if owner == "root" else alice
+    shared = _shared(workdir)
+    victim = os.path.join(_private(workdir, "victim", user), "precious.txt")
+    with open(victim, "w") as fh:
+        fh.write(PRECIOUS)
+    _give(victim, user)
+    _dag(shared, "a.dag", user)
+    lock = os.path.join(shared, "a.dag.lock")
+    if planted == "link":
+        user_py(cell, bob, f"import os; os.symlink({victim!r}, {lock!r})", check=True)
+    else:
+        user_py(cell, bob, f"open({lock!r}, 'w').write('1 1 elsewhere 0 0')", check=True)
+    _run_dag(cell, shared, "a.dag", user)
+    assert open(victim).read() == PRECIOUS
+    assert not os.path.exists(os.path.join(shared, "a.dag.order"))          # the node never ran
+    said = _out(shared, "a.dag")
+    whys = ["Permission denied"] if planted == "link" else \
+        [f"it belongs to another user (uid {pwd.getpwnam(bob).pw_uid})", "Permission denied"]    # (alice may not write it)
+    assert any(f"cannot open lock a.dag.lock: {why}" in said for why in whys), said
+    assert "ends without running a.dag" in said, said
+
+
+def test_a_rescue_dag_of_another_user_marks_nothing_done(cell, workdir, users):
+    """bob writes a rescue DAG for alice's DAG that marks its node done: alice's run
+    neither counts nor reads it, and her node runs."""
+    alice, bob = users[0], users[1]
+    shared = _shared(workdir)
+    _dag(shared, "c.dag", alice)
+    user_py(cell, bob, f"open({shared!r} + '/c.dag.rescue001', 'w').write('DONE A\\n')", check=True)
+    proc = _run_dag(cell, shared, "c.dag", alice)
+    assert "Running rescue DAG" not in proc.stdout
+    assert wait_for(lambda: os.path.exists(os.path.join(shared, "c.dag.order")))
+    assert open(os.path.join(shared, "c.dag.order")).read() == "A\n"
+    assert "Running rescue DAG" not in _out(shared, "c.dag")
+
+
+def test_root_s_user_log_does_not_go_through_a_planted_folder_link(cell, workdir, users):
+    """bob links a name in the sticky folder to a folder only root may enter: root's
+    condor_submit of a job whose log is under that name refuses it as HTCondor's refuses
+    a log it cannot write, and the daemon, writing the log's events, does not go there
+    either. Nothing is written into the folder."""
+    bob = users[1]
+    shared = _shared(workdir)
+    secret = _private(workdir, "rootonly")
+    user_py(cell, bob, f"import os; os.symlink({secret!r}, {shared!r} + '/rlogs')", check=True)
+    path = os.path.join(cell.root, "r.sub")
+    with open(path, "w") as fh:
+        fh.write(f"executable = /bin/true\nlog = {shared}/rlogs/job.log\nqueue\n")
+    proc = cell.run("condor_submit", path, cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (
+        1, f'ERROR: Invalid log file: "{shared}/rlogs/job.log" (Permission denied)\n')
+    from gridtools.daemon.userlogs import open_log
+    with pytest.raises(PermissionError):
+        open_log(f"{shared}/rlogs/job.log", "root", 0, 0)
+    assert os.listdir(secret) == []
+
+
+def test_a_line_break_in_a_job_s_strings_adds_no_record_to_the_history(cell, workdir, users):
+    """alice's HTCondor job has an attribute whose text holds ``\\n`` (in the old syntax
+    a backslash and an n: HTCondor keeps them as they are), her Grid Engine job an
+    argument with a real line break; each tries to add lines that would read as a job of
+    bob's. The history shows her two jobs and nothing else, and condor_q shows the
+    attribute as HTCondor does."""
+    alice = users[0]
+    forged = "Owner = Bar\\nClusterId = 4242\\nProcId = 0"
+    text = ("executable = /bin/true\nhold = true\n+Bar = \"gtbob\"\n"
+            f"+Zed = \"x\\n{forged}\"\nqueue\n")
+    cluster = submit(cell, text, cwd=workdir, user=alice)
+    shown = cell.run("condor_q", str(cluster), "-af", "Zed").stdout
+    assert shown == "x\\n" + forged + "\n"
+    qsub = cell.qsub("-terse", "-b", "y", "echo", "a\nOwner = \"gtbob\"\nClusterId = 4243", user=alice, cwd=workdir)
+    assert qsub.returncode == 0, qsub.stderr
+    ge_job = int(qsub.stdout.strip())
+    cell.run("condor_rm", str(cluster), user=alice, check=True)
+    cell.wait_finished(ge_job, timeout=30)
+    wait_for(lambda: {str(cluster), str(ge_job)} <= set(cell.run("condor_history", "-af", "ClusterId").stdout.split()))
+    rows = cell.run("condor_history", "-af", "ClusterId", "Owner").stdout.splitlines()
+    assert sorted(rows) == sorted([f"{cluster} {alice}", f"{ge_job} {alice}"]), rows
+    assert cell.run("condor_history", "gtbob").stdout.count("\n") <= 1        # (its header alone)
+    history = open(os.path.join(cell.root, "spool", "history")).read()
+    assert not re.search(r"^ClusterId = 424[23]$", history, re.M)
