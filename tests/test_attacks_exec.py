@@ -147,8 +147,9 @@ def test_tmpdir_is_fresh_private_and_removed(cell, workdir, users):
 
 def test_a_tmpdir_kept_for_the_next_task_is_out_of_reach_of_the_job_that_left_it(cell, workdir, users):
     """A shepherd that serves another task keeps its task's emptied TMPDIR for that task:
-    bob's job leaves a process behind in it, which can plant nothing there afterwards,
-    neither while the folder is kept nor in alice's TMPDIR made of it."""
+    bob's job leaves a process behind in it (in a session of its own), which is ended
+    with the job (``exec.leftovers``) and so can plant nothing there afterwards, neither
+    while the folder is kept nor in alice's TMPDIR made of it."""
     alice, bob = users[0], users[1]
     first, said, go, lurker, ready = (os.path.join(workdir, n)
                                       for n in ("first.out", "bob.said", "go", "lurk.sh", "lurk.ready"))
@@ -170,11 +171,10 @@ def test_a_tmpdir_kept_for_the_next_task_is_out_of_reach_of_the_job_that_left_it
     assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (0, 0o700), "bob still owns the kept folder"
     out = os.path.join(workdir, "second.out")
     second = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", out, "sh", "-c",
-                            f"'stat -c \"%i %U %a\" $TMPDIR; touch {go}; "
-                            f"while [ ! -e {said} ]; do sleep 0.05; done; ls -A $TMPDIR | wc -l'",
+                            f"'stat -c \"%i %U %a\" $TMPDIR; touch {go}; sleep 1; ls -A $TMPDIR | wc -l'",
                             user=alice, cwd=workdir))
     cell.wait_finished(second, timeout=30)
-    assert open(said).read().strip() == "denied"
+    assert not os.path.exists(said)         # (the lurker was ended with bob's job)
     mine, count = open(out).read().split("\n")[:2]
     assert mine.split()[1:] == [alice, "700"] and count == "0"
 

@@ -388,11 +388,26 @@ def read_spawn_failure(rfd, strict=False):
 
 
 def signal_job(pid, sig):
-    """Send ``sig`` to the job's process group."""
+    """Send ``sig`` to the job's process group, and, when the job is this process's
+    child, to the processes of the job that left the group (``exec.leftovers``: they
+    are this process's descendants), so that suspending, warning or ending a job
+    reaches all of it."""
     try:
         os.killpg(pid, sig)
     except ProcessLookupError:
         pass
+    try:
+        if stat_fields(pid)[1] != str(os.getpid()).encode():
+            return
+    except (OSError, IndexError):
+        return
+    from gridtools.exec.leftovers import descendants
+    for other in descendants(os.getpid()):
+        try:
+            if os.getpgid(other) != pid:
+                os.kill(other, sig)
+        except OSError:
+            pass
 
 
 def signal_named(name, default):
@@ -613,11 +628,16 @@ class UsageMonitor:
 
 def _tree_usage(pid):
     """(virtual memory bytes, resident memory bytes, CPU seconds) of the job's process
-    tree: its live processes' own memory and times, and what their ended children used."""
+    tree: its live processes' own memory and times, and what their ended children used.
+    When the job is this process's child, the tree is all this process's descendants:
+    the job's processes whose parent ended were taken in by it (``exec.leftovers``)."""
     import psutil
     try:
         proc = psutil.Process(pid)
-        procs = [proc] + proc.children(recursive=True)
+        if proc.ppid() == os.getpid():
+            procs = psutil.Process().children(recursive=True)
+        else:
+            procs = [proc] + proc.children(recursive=True)
     except psutil.Error:
         return 0, 0, 0.0
     vmem, rss, cpu = 0, 0, 0.0

@@ -7,7 +7,8 @@ a daemon restart); a shepherd forked as a spare then waits for another task
 (``exec.launch``). It
 creates TMPDIR, runs the queue prolog, the PE start procedure, the job (as
 the job owner when the shepherd runs as root), the PE stop procedure and the
-epilog; enforces wall-clock and CPU limits (soft: SIGUSR1 or SIGXCPU, hard:
+epilog (what the job leaves running when it ends, in whatever session or
+process group, is ended with it and counted in its usage: ``exec.leftovers``); enforces wall-clock and CPU limits (soft: SIGUSR1 or SIGXCPU, hard:
 SIGKILL) and memory limits (setrlimit); records usage (wall clock, CPU,
 maximum virtual memory), reporting what the job has used so far in the
 task's ``usage`` file as it runs (and, for an HTCondor job that moves its
@@ -43,7 +44,7 @@ import stat
 import time
 
 from gridtools.errors import SpoolError
-from gridtools.exec import ckpt, client, jobproc, procedure, tmpdir
+from gridtools.exec import ckpt, client, jobproc, leftovers, procedure, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -174,6 +175,7 @@ class Shepherd:
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
+            leftovers.end_all()                 # (what a procedure left running)
             if self.cgroup is not None:
                 self.plan.pop("cgroup_procs", None)
                 if not self.cgroup.remove():
@@ -413,6 +415,7 @@ class Shepherd:
         self.trace("starting job")
         pid = failure = None
         self._make_cgroup()
+        leftovers.become_subreaper()    # (what the job leaves running stays below this process)
         if self.cgroup is None and jobproc.can_spawn_directly(self.plan):
             pid, failure = jobproc.spawn_directly(self.plan)
         if pid is None and failure is None:
@@ -440,9 +443,10 @@ class Shepherd:
             pass                            # only for qstat's usage; the lock has the pid
         if self.plan.get("not_before"):
             wake.poke()                     # (a deferred job began: its execute event follows)
-        status, rusage = self._supervise(pid)
-        self.trace(f"job exited with status {status}")
-        self._record_exit(status, rusage)
+        status, rusage, left = self._supervise(pid)
+        self.trace(f"job exited with status {status}" + (f"; {left.count} of its processes left were ended"
+                                                           if left.count else ""))
+        self._record_exit(status, rusage, left)
         return True
 
     def _make_cgroup(self):
@@ -513,7 +517,9 @@ class Shepherd:
         except (OSError, SpoolError) as exc:
             self.trace(f"cannot write {name}: {exc}")
 
-    def _record_exit(self, status, rusage):
+    def _record_exit(self, status, rusage, left):
+        """The job's exit and its usage: its own process's (``rusage``) and that of what
+        it left running (``left``, ``leftovers.Usage``)."""
         res = self.result
         if os.WIFSIGNALED(status):
             res["signal"] = os.WTERMSIG(status)
@@ -525,12 +531,11 @@ class Shepherd:
             res["failed"] = FAILED_KILLED
             res["failed_reason"] = self.killed_by
         usage = res["usage"]
-        usage["ru_utime"] = rusage.ru_utime + self.earlier_usage.get("ru_utime", 0.0)
-        usage["ru_stime"] = rusage.ru_stime + self.earlier_usage.get("ru_stime", 0.0)
-        for name in ("ru_maxrss", "ru_ixrss", "ru_idrss", "ru_isrss", "ru_minflt", "ru_majflt",
-                     "ru_nswap", "ru_inblock", "ru_oublock", "ru_msgsnd", "ru_msgrcv",
-                     "ru_nsignals", "ru_nvcsw", "ru_nivcsw"):
-            usage[name] = int(getattr(rusage, name))
+        usage["ru_utime"] = rusage.ru_utime + left.ru_utime + self.earlier_usage.get("ru_utime", 0.0)
+        usage["ru_stime"] = rusage.ru_stime + left.ru_stime + self.earlier_usage.get("ru_stime", 0.0)
+        usage["ru_maxrss"] = int(max(rusage.ru_maxrss, left.ru_maxrss))
+        for name in leftovers.Usage.FIELDS:
+            usage[name] = int(getattr(rusage, name)) + int(getattr(left, name))
 
     # ------------------------------------------------------------ supervision
     def _supervise(self, pid):
@@ -584,7 +589,7 @@ class Shepherd:
                         self._kernel_killed(None, group, exited=True)
                     if group is not None:
                         group.kill_all()        # (what the job left running ends with it)
-                    return status, rusage
+                    return status, rusage, leftovers.end_all()
         finally:
             signal.set_wakeup_fd(-1)
             for fd in (pidfd, rfd, wfd):
