@@ -414,3 +414,36 @@ def test_an_htcondor_job_cannot_ask_to_hold_any_consumable_once(cell, workdir, u
     jid, held_once = forged({"licence": "1"}, ["licence", "scratch"])
     assert held_once == ["licence"]
     cell.wait_finished(jid)
+
+
+def test_an_htcondor_job_meets_the_write_level_whatever_its_request_says(cell, users, workdir):
+    """With DENY_WRITE naming bob, condor_submit refuses him; his own client, leaving out
+    the mark of an HTCondor command's request (and the tool's own check), is refused by
+    the daemon as well, because the job it queues is an HTCondor one. qsub still works
+    for him: Grid Engine's rules apply to Grid Engine jobs."""
+    bob = users[1]
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("DENY_WRITE = gtbob@*/*\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    sub = os.path.join(workdir, "w.sub")
+    with open(sub, "w") as fh:
+        fh.write("executable = /bin/true\nhold = true\nqueue\n")
+    assert cell.run("condor_submit", sub, cwd=workdir, user=bob).returncode == 1
+    code = f"""
+    from gridtools.spool import requests
+    original = requests.write
+    def write(kind, body, **kw):
+        if isinstance(body, dict):
+            body.pop("dialect", None)
+        return original(kind, body, **kw)
+    requests.write = write
+    from gridtools.cli.condor import submit
+    submit.check_write = lambda: None
+    submit.daemon_may_refuse = lambda knobs: True      # (the daemon's answer is waited for)
+    sys.exit(submit.main([{sub!r}]))
+    """
+    proc = user_py(cell, bob, code)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "PERMISSION DENIED" in proc.stderr or "DENIED" in proc.stderr, proc.stderr
+    assert cell.run("condor_q", "-allusers", "-af", "ClusterId").stdout == ""
+    assert cell.qsub("-h", "-b", "y", "true", user=bob, cwd=workdir).returncode == 0

@@ -33,11 +33,17 @@ CONDOR = "condor"
 
 
 def level_of(req):
-    """(Level, subsystem) a request needs, or None when Grid Engine's rules apply."""
+    """(Level, subsystem) a request needs, or None when Grid Engine's rules apply: an
+    HTCondor command's request (its mark), and a new job that is an HTCondor one (its
+    ads) whatever the request says of itself, as the request file is the client's word."""
     if req.kind in LEVELS:
         return LEVELS[req.kind]
-    if isinstance(req.body, dict) and req.body.get("dialect") == CONDOR:
+    if not isinstance(req.body, dict):
+        return None
+    if req.body.get("dialect") == CONDOR:
         return CONDOR_KINDS.get(req.kind)
+    if req.kind == "submit" and isinstance(req.body.get("job"), dict) and req.body["job"].get("condor_ad"):
+        return CONDOR_KINDS["submit"]
     return None
 
 
