@@ -522,6 +522,33 @@ def test_one_users_periodic_expressions_take_their_share_of_a_pass_and_the_rest_
     assert not held(first) and not held(second)         # (no evaluation of them yet)
     monkeypatch.setattr(condorjob, "PERIODIC_OWNER_SECONDS", 0.0)      # (a share spent by one job)
     condorjob.periodic(state, daemon.dispatcher, time.time())
-    assert held(first) and not held(second) and state.periodic_waiting == {second}
+    assert held(first) and not held(second) and state.periodic_waiting == {second: 0}
     condorjob.periodic(state, daemon.dispatcher, time.time())
-    assert held(second) and state.periodic_waiting == {first}      # (the first one's turn comes next)
+    assert held(second) and state.periodic_waiting == {first: 0}   # (the first one's turn comes next)
+
+
+def test_one_users_share_of_periodic_expressions_is_counted_after_each_task(ticking, monkeypatch):
+    """A cluster's tasks are evaluated one by one against their owner's share: one of many
+    procs that spent it leaves the others waiting, from where it stopped; a resumption
+    does not give a user whose share is spent more, the next whole evaluation does."""
+    import time
+    from gridtools.daemon import condorjob
+    cell, daemon, _fake = ticking
+    text = "executable = /bin/true\nrequirements = False\nperiodic_hold = True\nqueue 4\n"
+    cluster = _condor_submit(cell, daemon, "many.sub", text)
+    daemon.tick()
+    state = daemon.state
+    job = state.jobs[cluster]
+
+    def held():
+        return [number for number in sorted(job.tasks) if job.task(number).hold]
+    monkeypatch.setattr(condorjob, "PERIODIC_OWNER_SECONDS", 0.0)
+    condorjob.periodic(state, daemon.dispatcher, time.time())
+    assert held() == [1] and state.periodic_waiting == {cluster: 1} and not state.periodic_resumable
+    condorjob.periodic(state, daemon.dispatcher, time.time(), resume=True)
+    assert held() == [1] and state.periodic_waiting == {cluster: 1}
+    condorjob.periodic(state, daemon.dispatcher, time.time())
+    assert held() == [1, 2] and state.periodic_waiting == {cluster: 2}
+    monkeypatch.setattr(condorjob, "PERIODIC_OWNER_SECONDS", 60.0)
+    condorjob.periodic(state, daemon.dispatcher, time.time())
+    assert held() == [1, 2, 3, 4] and state.periodic_waiting == {}

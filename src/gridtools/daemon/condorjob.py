@@ -1056,56 +1056,91 @@ def system_policy(state):
     return conf.derived("system_policy", lambda: condorpolicy.system_policy(conf.get, state.log))
 
 
-def periodic(state, dispatcher, now):
+def periodic(state, dispatcher, now, resume=False):
     """Evaluate the periodic expressions of every live task of the jobs that have them
     and carry out what they decide; returns the number of tasks changed. A job whose
     expressions went over the evaluation budget (classad(5), COST: ERROR, which never
-    fires) is left alone until it changes, rather than evaluated again and again. One
-    user's expressions take at most PERIODIC_OWNER_SECONDS of a pass: that user's other
-    jobs wait for the next pass, which looks at them first, so that no user's costly
-    expressions hold the daemon up for everybody."""
+    fires) is left alone until it changes, rather than evaluated again and again.
+
+    One user's expressions take at most PERIODIC_OWNER_SECONDS of an evaluation of them
+    all (the evaluation every PERIODIC_EXPR_INTERVAL and its resumptions), and one
+    evaluation at most PERIODIC_PASS_SECONDS, counted after each task (a cluster may
+    have thousands): the tasks left wait in ``state.periodic_waiting`` (job id -> the
+    index of the first of its tasks left), which the next evaluation looks at first,
+    from where it stopped. With ``resume`` only those are looked at, those of users
+    whose share is not spent: the daemon comes back for them a moment later
+    (``RESUME_AFTER``) rather than after a whole PERIODIC_EXPR_INTERVAL. So no user's
+    costly expressions hold the daemon up for everybody, nor keep another user's from
+    being evaluated: theirs are evaluated less often instead."""
     changed = 0
     system = system_policy(state)
-    spent, waiting = {}, set()         # (owner -> seconds this pass; the jobs left for the next)
-    before = getattr(state, "periodic_waiting", None) or set()
-    jobs = list(state.jobs.values())
-    if before:                          # (those a pass left out are looked at first)
-        jobs.sort(key=lambda j: j.id not in before)
+    waiting = {}                        # (what is left for the next evaluation)
+    before = getattr(state, "periodic_waiting", None) or {}
+    if resume:                          # (owner -> seconds since the last whole evaluation began)
+        spent = getattr(state, "periodic_spent", None) or {}
+        jobs = [state.jobs[jid] for jid in before if jid in state.jobs]
+    else:
+        spent = state.periodic_spent = {}
+        jobs = list(state.jobs.values())
+        if before:                      # (those an evaluation left out are looked at first)
+            jobs.sort(key=lambda j: j.id not in before)
+    began = time.monotonic()
     for job in jobs:
         owner = job.spec.get("owner")
-        if spent.get(owner, 0.0) > PERIODIC_OWNER_SECONDS:
+        first = before.get(job.id, 0)
+        started = time.monotonic()
+        if spent.get(owner, 0.0) > PERIODIC_OWNER_SECONDS or started - began > PERIODIC_PASS_SECONDS:
             if not job.is_finished() and (system or _has_periodic(job)):
-                waiting.add(job.id)
+                waiting[job.id] = first
             continue
-        began = time.monotonic()
-        changed += _periodic_job(state, dispatcher, job, now, system)
-        spent[owner] = spent.get(owner, 0.0) + time.monotonic() - began
+        share = PERIODIC_OWNER_SECONDS - spent.get(owner, 0.0)
+        done, left = _periodic_job(state, dispatcher, job, now, system, first,
+                                   _deadline(min(started + share, began + PERIODIC_PASS_SECONDS)))
+        changed += done
+        if left is not None:
+            waiting[job.id] = left
+        spent[owner] = spent.get(owner, 0.0) + time.monotonic() - started
     if waiting and not before:
         state.log(f"W|periodic expressions of {len(waiting)} jobs wait for the next evaluation: "
-                  "their owners' expressions cost more than a pass gives one user")
+                  "their owners' expressions cost more than an evaluation gives one user")
     state.periodic_waiting = waiting
+    # (a resumption is worth it for the tasks of users whose share is not spent)
+    state.periodic_resumable = any(spent.get(state.jobs[jid].spec.get("owner"), 0.0) <= PERIODIC_OWNER_SECONDS
+                                   for jid in waiting)
     return changed
 
 
 #: the seconds one user's periodic expressions may take in one evaluation of them all
-#: (each evaluation has its own budget too: classad(5), COST); that user's other jobs wait
+#: (each expression has its own budget too: classad(5), COST); that user's other tasks wait
 #: for the next one (and go first then)
 PERIODIC_OWNER_SECONDS = 0.5
+#: the seconds one evaluation may take in all (the daemon takes in requests in between)
+PERIODIC_PASS_SECONDS = 1.0
+#: seconds after an evaluation that left tasks waiting that the daemon comes back for them
+RESUME_AFTER = 0.5
 
 
-def _periodic_job(state, dispatcher, job, now, system):
-    """The periodic evaluation of one job's live tasks (and its cron window); the number
-    of tasks changed."""
+def _deadline(when):
+    """A ``stop`` for ``_periodic_job``: True once the monotonic clock is past ``when``."""
+    return lambda: time.monotonic() > when
+
+
+def _periodic_job(state, dispatcher, job, now, system, first=0, stop=None):
+    """The periodic evaluation of one job's live tasks, from its ``first`` task made on
+    (and, from the first, its cron window): (the number of tasks changed, the index of
+    the task to go on from when ``stop()`` said to stop after one, else None)."""
     from gridtools.classad.budget import over_budget
     from gridtools.daemon import condorpolicy
     from gridtools.model.job import TaskState
     changed = 0
-    if not job.is_finished() and _cron(job) is not None and schedule_crons(state, job, now):
+    if not first and not job.is_finished() and _cron(job) is not None and schedule_crons(state, job, now):
         changed += 1                    # (a window that closed unmatched: the next time)
     if job.is_finished() or not (system or _has_periodic(job)) \
             or job.cache.get("periodic_too_costly") == job.version:
-        return changed
-    for number in job.made():
+        return changed, None
+    numbers = list(job.made())
+    for index in range(first, len(numbers)):
+        number = numbers[index]
         if job.state_of(number) is TaskState.FINISHED:
             continue
         over = over_budget()
@@ -1123,7 +1158,9 @@ def _periodic_job(state, dispatcher, job, now, system):
             state.log(f"W|job {job.id}: its periodic expressions cost more than an evaluation may; "
                       "they are not evaluated again until the job changes")
             break
-    return changed
+        if stop is not None and index + 1 < len(numbers) and stop():
+            return changed, index + 1
+    return changed, None
 
 
 def note_executing(state, job, task):

@@ -361,15 +361,22 @@ class Daemon:
 
     def _periodic(self, now):
         """HTCondor jobs' periodic expressions, every PERIODIC_EXPR_INTERVAL seconds (read
-        at every pass: an interval made shorter applies at once, not after the old one)."""
-        if self.periodic_last is not None:
-            self.periodic_at = self.periodic_last + condorjob.periodic_interval()
-            if now < self.periodic_at:
-                return
-        if condorjob.periodic(self.state, self.dispatcher, now):
+        at every pass: an interval made shorter applies at once, not after the old one);
+        the tasks an evaluation left waiting (``condorjob.periodic``) a moment after it."""
+        due = None if self.periodic_last is None else self.periodic_last + condorjob.periodic_interval()
+        waiting = bool(getattr(self.state, "periodic_resumable", False))
+        if due is not None and now < due and not (waiting and now >= self.periodic_at):
+            if not waiting:
+                self.periodic_at = due
+            return
+        full = due is None or now >= due
+        if condorjob.periodic(self.state, self.dispatcher, now, resume=not full):
             self.state.need_schedule = True
-        self.periodic_last = now
-        self.periodic_at = now + condorjob.periodic_interval()
+        if full:
+            self.periodic_last = now
+        self.periodic_at = self.periodic_last + condorjob.periodic_interval()
+        if self.state.periodic_resumable:
+            self.periodic_at = min(self.periodic_at, time.time() + condorjob.RESUME_AFTER)
 
     def _conclude_pass(self, now):
         """Write what the pass changed, publish it, then answer the requests it shows."""
