@@ -29,10 +29,12 @@ MAX_LINKS = 40
 _FOLDER = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def open_own(path, how, mode=0o644):
-    """A descriptor of ``path`` opened with flags ``how`` (see the module's docstring)."""
+def open_own(path, how, mode=0o644, follow_last=True):
+    """A descriptor of ``path`` opened with flags ``how`` (see the module's docstring);
+    without ``follow_last`` a link as the path's last part is not followed at all (ELOOP),
+    as O_NOFOLLOW would have it, while its folders are walked by the rule."""
     for _ in range(3):
-        folder, name, _where = _walk(path)
+        folder, name, _where = _walk(path, follow_last=follow_last)
         try:
             return os.open(name, how | os.O_NOFOLLOW, mode, dir_fd=folder)
         except OSError as exc:
@@ -103,7 +105,7 @@ def makedirs_own(path, mode=0o777):
         os.close(folder)
 
 
-def _walk(path, make=None):
+def _walk(path, make=None, follow_last=True):
     """(descriptor of the folder that holds what ``path`` names, its name there, the
     names of that folder from /): every link met on the way followed when the rule
     allows it. The last name is "" when the path ends at a folder ("/", "..") and may be
@@ -122,6 +124,8 @@ def _walk(path, make=None):
                 where = where[:-1]
                 continue
             info = _look(folder, name, make, not pending)
+            if info is not None and stat.S_ISLNK(info.st_mode) and not pending and not follow_last:
+                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
             if info is not None and stat.S_ISLNK(info.st_mode):
                 links += 1
                 if links > MAX_LINKS:

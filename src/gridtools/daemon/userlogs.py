@@ -25,7 +25,7 @@ def open_log(path, owner, uid, gid):
     planted in a sticky folder on the way to it: ``ownfiles.open_own``)."""
     from gridtools.ownfiles import open_own
     with owner_rights({"owner": owner, "uid": uid, "gid": gid}):
-        fd = open_own(path, _FLAGS, 0o644)     # (no link planted in a sticky folder on the way)
+        fd = open_own(path, _FLAGS, 0o644, follow_last=False)     # (no link planted in a sticky folder on the way)
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or (uid != 0 and st.st_uid != uid):
         os.close(fd)

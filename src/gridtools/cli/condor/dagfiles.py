@@ -37,7 +37,8 @@ class JobstateLog:
     def _write(self, line):
         try:
             from gridtools.ownfiles import open_own
-            fd = open_own(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
+            fd = open_own(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644,
+                          follow_last=False)
             try:
                 os.write(fd, (line + "\n").encode("utf-8", "backslashreplace"))
             finally:
@@ -184,7 +185,7 @@ def write_metrics(path, metrics, log):
         lines.append(f'    "{name}":{text}')
     try:
         from gridtools.ownfiles import open_own
-        fd = open_own(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o644)
+        fd = open_own(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o644, follow_last=False)
         with open(fd, "w", encoding="utf-8") as fh:
             fh.write("{\n" + ",\n".join(lines) + "\n}\n")
         log(f"Wrote metrics file {path}.")

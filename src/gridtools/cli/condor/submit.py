@@ -234,7 +234,8 @@ def touch_log(ads):
     for path in sorted({ad.eval("UserLog") for ad in ads if isinstance(ad.eval("UserLog"), str)}):
         from gridtools.ownfiles import open_own
         try:
-            fd = open_own(path, posix.O_WRONLY | posix.O_CREAT | posix.O_APPEND | posix.O_NONBLOCK, 0o644)
+            fd = open_own(path, posix.O_WRONLY | posix.O_CREAT | posix.O_APPEND | posix.O_NONBLOCK, 0o644,
+                          follow_last=False)
             posix.close(fd)
         except OSError as exc:
             raise InputError(f"ERROR: Invalid log file: \"{path}\" ({exc.strerror})") from None
