@@ -85,3 +85,29 @@ def test_the_concurrency_limits_that_read_the_machine_spend_their_owners_steps(t
     daemon.tick(now=time.time() + 3601)
     assert fake.running() == [(first, 1), (second, 1)]
     assert second not in daemon.state.reasons
+
+
+def _long_pattern(tag):
+    """A hostname pattern of a few hundred alternatives that matches every host (its last
+    one is ``*``), different for each ``tag``: it takes a millisecond or more to compile."""
+    return "|".join(f"{tag}node{i:04d}[0-9]?x*" for i in range(400)) + "|*"
+
+
+def test_compiling_long_request_patterns_spends_their_owners_steps(ticking, monkeypatch):
+    """Grid Engine jobs whose -l hostname patterns are long and differ: the time compiling
+    them takes is charged to their owner, whose next job is put off once it is spent
+    (with the reason qstat -j shows), and starts in the next pass."""
+    import time
+    from gridtools.daemon import loop
+    cell, daemon, fake = ticking
+    monkeypatch.setattr(loop, "PUT_OFF_PAUSE", 3600.0)
+    set_params(cell, daemon, "OWNER_MATCH_STEPS=1000")
+    first, second = (int(cell.run("qsub", "-terse", "-l", f"hostname={_long_pattern(tag)}", "-b", "y", "true",
+                                  cwd="/tmp", check=True).stdout) for tag in ("a", "b"))
+    daemon.tick()
+    assert fake.running() == [(first, 1)]
+    out = cell.run("qstat", "-j", str(second), check=True).stdout
+    info = out[out.index("scheduling info:"):]
+    assert "took the 1000 ClassAd evaluation steps a pass gives one owner (OWNER_MATCH_STEPS)" in info, info
+    daemon.tick(now=time.time() + 3601)
+    assert fake.running() == [(first, 1), (second, 1)]

@@ -29,7 +29,7 @@ Nothing here decides anything itself: the startd's transitions are
 import time
 from dataclasses import replace
 
-from gridtools.daemon import condorjob, slotads, userprio
+from gridtools.daemon import condorjob, patterncost, slotads, userprio
 from gridtools.daemon.condorconf import CondorConf
 from gridtools.daemon.hostfacts import Facts
 from gridtools.daemon.machines import Machines
@@ -154,6 +154,7 @@ class Condor:
             self._within(ctx, snap, max(0, most), now)
         budget = Budget.of(snap.config, self.put_off)
         snap = self._machine_limits(ctx, snap, budget)
+        snap = patterncost.charge(snap, budget)     # (long request patterns, compiled at the owner's cost)
         limits = self._concurrency(snap)
         if rules != snap.config.slotless_start or most != snap.config.max_jobs_running or \
                 limits != snap.config.concurrency:

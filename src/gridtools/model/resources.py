@@ -125,7 +125,17 @@ def pattern_match(pattern, offered, fold=False):
     return any(match(offered) is None for match in negated)
 
 
-@functools.lru_cache(maxsize=512)
+def prepare(pattern, fold=False):
+    """Compile ``pattern`` as ``pattern_match`` will use it (kept, as it keeps it) and
+    return the seconds that took (next to none when it was kept already): the daemon
+    charges them to the job's owner (``daemon.patterncost``)."""
+    import time
+    began = time.perf_counter()
+    _compiled(pattern.lower() if fold else pattern)
+    return time.perf_counter() - began
+
+
+@functools.lru_cache(maxsize=1024)
 def _compiled(pattern):
     """(the match of one expression for all of the pattern's plain alternatives, or None;
     the matches of its negated ones): a pattern is compiled once, not at every host

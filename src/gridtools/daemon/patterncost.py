@@ -1,0 +1,76 @@
+"""What compiling a Grid Engine job's request patterns costs its owner in a pass.
+
+A string request (``-l hostname=a*|b?|!c``, ``arch``, ``qname`` ...) is a
+wildcard pattern, compiled once into an expression and kept
+(``model.resources``), but only so many are kept, and one of the longest a
+request may be (``formats.jobcheck``) takes a tenth of a second or more to
+compile. A user with many pending jobs asking for long patterns that differ
+would have every pass compile them all again while the other users' jobs wait.
+
+So before the pass matches jobs, the daemon compiles the long patterns of each
+pending job's requests, in the order the budget gives (``sched.evalbudget``:
+the jobs put off in the last pass first), and charges the time to the job's
+owner as evaluation steps (``classad.budget.taken_seconds``): the same budget
+of OWNER_MATCH_STEPS that bounds the owner's ClassAd evaluations. Once an
+owner's budget is spent, its other jobs with long patterns are put off
+(``Snapshot.put_off``: not matched in this pass, with the reason
+``Why.OWNER_STEPS``) and taken first in the next. A pattern already kept costs
+next to nothing, so jobs whose patterns are short, or were compiled in an
+earlier pass, are matched as before.
+"""
+
+from dataclasses import replace
+
+from gridtools.classad.budget import taken_seconds
+from gridtools.model.resources import prepare
+from gridtools.sched.evalbudget import mark
+
+#: a request value shorter than this (characters) compiles in a few microseconds: not charged
+LONG = 256
+
+
+def _job_id(job):
+    return job.id
+
+
+#: request -> its asks with long patterns (jobs of one category share their request)
+_LONG_ASKS = {}
+#: requests remembered at most (then forgotten all at once)
+KEPT = 65536
+
+
+def _long_asks(job):
+    request = job.request
+    found = _LONG_ASKS.get(request)
+    if found is None:
+        if len(_LONG_ASKS) >= KEPT:
+            _LONG_ASKS.clear()
+        found = _LONG_ASKS[request] = tuple(ask for ask in request.hard + request.soft
+                                            if isinstance(ask.value, str) and len(ask.value) >= LONG)
+    return found
+
+
+def charge(snap, budget):
+    """``snap`` with the jobs put off whose owners' budget (``budget``) compiling their
+    patterns spent (merged into ``snap.put_off``); the patterns of the others compiled."""
+    complexes = snap.complexes
+    put_off = {}
+    for job in budget.first(snap.jobs, _job_id):
+        if not job.tasks or job.held_all or (snap.put_off and job.id in snap.put_off):
+            continue
+        asks = _long_asks(job)
+        if not asks:
+            continue
+        if budget.over(job.owner):
+            put_off[job.id] = None
+            budget.put_off.append(job.id)
+            continue
+        since, seconds = mark(), 0.0
+        for ask in asks:
+            cx = complexes.get(ask.name)
+            seconds += prepare(ask.value, cx is not None and cx.type.folds_case)
+        taken_seconds(seconds)
+        budget.charge(job.owner, since, matching=False)
+    if not put_off:
+        return snap
+    return replace(snap, put_off={**snap.put_off, **put_off} if snap.put_off else put_off)
