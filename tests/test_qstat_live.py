@@ -329,3 +329,16 @@ def test_qstat_j_shows_the_term_grid_engines_qsub_records(cell, workdir):
     assert "\nenv_list:                   TERM=NONE,FOO=bar\n" in qstat(cell, "-j", str(named))
     shown = qstat(cell, "-j", str(plain), "-xml")
     assert "<VA_variable>TERM</VA_variable>\n        </job_sublist>" in shown
+
+
+def test_a_line_break_in_a_job_s_values_stays_on_its_line_in_qstat_j(cell, workdir):
+    """A -v value, a context variable and an argument with a line break: qstat -j shows
+    each on its own field's line (the break as \\n), so that a script reading the fields
+    never meets a line the job's owner wrote."""
+    proc = cell.run("qsub", "-terse", "-h", "-b", "y", "-v", "FOO=bar\njob_number: 999", "-ac", "k=v\nowner: root",
+                    "echo", "a\nexec_file: /etc/shadow", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    out = cell.run("qstat", "-j", proc.stdout.strip()).stdout
+    labels = [line.split(":")[0] for line in out.splitlines() if line and not line.startswith(" ")]
+    assert labels.count("job_number") == 1 and labels.count("owner") == 1 and "exec_file" not in labels, out
+    assert "FOO=bar\\njob_number: 999" in out and "a\\nexec_file: /etc/shadow" in out

@@ -23,8 +23,15 @@ VERIFY = {"w": 1, "e": 2, "v": 3, "p": 4}
 
 def field(label, value):
     """``label:`` and ``value`` in Grid Engine's columns; a label too long for them keeps
-    two blanks before its value, as Grid Engine prints ``ja_ad_predecessor_list (req):``."""
+    two blanks before its value, as Grid Engine prints ``ja_ad_predecessor_list (req):``.
+    A value is one line: its control characters (a line break in an argument, a -v value
+    or a context variable, which would make a line of its own for a script reading the
+    output) are shown as escapes (``formats.safetext.escape``)."""
     head = label + ":"
+    value = str(value)
+    if not value.isprintable():
+        from gridtools.formats.safetext import escape
+        value = escape(value)
     return f"{head:<{WIDTH}}{value}" if len(head) < WIDTH else f"{head}  {value}"
 
 
