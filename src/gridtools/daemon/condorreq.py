@@ -44,6 +44,27 @@ def queue_super_user(get, name):
     return name.lower() in configured(lambda knob: get(knob) or SUPER_USERS, ("QUEUE_SUPER_USERS",))
 
 
+def accounting_refusal(get, owner, group, super_user=None):
+    """Why a job of ``owner`` may not count for the accounting group name ``group`` (its
+    AccountingGroup: ``group.user``, or a name alone), or None. Its user part must be
+    the owner: else a user could spend another's fair share (their usage and priority),
+    as HTCondor leaves to an administrator's transforms to forbid (AssignAccountingGroup).
+    A name alone may also be a group of GROUP_NAMES (the group's own share, which its
+    quota bounds), and a name whose group part is one (``group_physics.alice``) names
+    its user after the dot. A queue super user (QUEUE_SUPER_USERS, ``super_user``: the
+    answer when known) may name anybody."""
+    if not isinstance(group, str) or not group:
+        return None
+    groups = configured(get, ("GROUP_NAMES",))
+    user = group.rpartition(".")[2]
+    if user == owner or group.lower() in groups:
+        return None
+    if super_user if super_user is not None else queue_super_user(get, owner):
+        return None
+    return (f"accounting_group_user {user} is not the job's owner {owner}: only a queue super user "
+            "(QUEUE_SUPER_USERS) may charge another user's usage")
+
+
 def edit_refusal(name, immutable, protected):
     """condor_qedit's line refusing an edit of attribute ``name``, or None: the built-in
     immutable and protected attributes and ``immutable`` (configured) for everyone,
@@ -184,16 +205,22 @@ def qedit(state, dispatcher, req, now):
     from gridtools.classad import parse
     attrs = req.body.get("attrs") or {}
     get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
-    protected = frozenset() if queue_super_user(get, user_name(req.uid)) else configured(get, PROTECTED_KNOBS)
+    super_user = queue_super_user(get, user_name(req.uid))
+    protected = frozenset() if super_user else configured(get, PROTECTED_KNOBS)
     immutable = configured(get, IMMUTABLE_KNOBS)
     for name, text in attrs.items():
         refusal = edit_refusal(name, immutable, protected)
         if refusal is not None:
             return 1, "", refusal
         try:
-            parse(text)
+            value = parse(text, old=True)
         except Exception:  # noqa: BLE001 - any syntax error
             return 1, "", f"Update aborted, illegal value for : {name}\n"
+        if name.lower() == "accountinggroup":
+            from gridtools.classad import ClassAd
+            why = accounting_refusal(get, user_name(req.uid), value.eval(ClassAd()), super_user)
+            if why is not None:
+                return 1, "", f"Update of attribute \"{name}\" is not allowed: {why}\n"
 
     def act(job, target):
         numbers = [n for n in _numbers(job, target) if job.state_of(n) is not TaskState.FINISHED]

@@ -272,6 +272,25 @@ def _too_many_procs(state, spec):
     return None
 
 
+def _accounting(state, spec, uid):
+    """Why a new HTCondor job may not count for the accounting group its ads name, as
+    submitted (before the cell's transforms, an administrator's): ``condorreq.
+    accounting_refusal`` of each proc's AccountingGroup; None when every one may."""
+    from gridtools import jobads
+    from gridtools.daemon.condorreq import accounting_refusal, queue_super_user
+    get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
+    owner, super_user = user_name(uid), None
+    for text in dict.fromkeys(spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]):
+        group = jobads.parsed_ad(text).eval("AccountingGroup") if text else None
+        if isinstance(group, str) and group and group.rpartition(".")[2] != owner:
+            if super_user is None:
+                super_user = queue_super_user(get, owner)
+            why = accounting_refusal(get, owner, group, super_user)
+            if why is not None:
+                return why
+    return None
+
+
 def _held_once(spec, counted):
     """Set an HTCondor job's ``per_job_requests`` from its parallel environment and hard
     requests (``formats.condor.spec.per_job_requests``: its gpu request and machine
@@ -293,7 +312,7 @@ def submit(state, dispatcher, req, now):
         spec.pop("per_job_requests", None)      # the daemon's own, never the client's (_held_once)
         problem = _not_new(state, spec, req.uid)
         if not problem and spec.get("condor_ad"):
-            problem = condorjob.check_new(spec) or _too_many_procs(state, spec)
+            problem = condorjob.check_new(spec) or _too_many_procs(state, spec) or _accounting(state, spec, req.uid)
             if not problem:
                 from gridtools.daemon.devices import countable_complexes
                 counted = countable_complexes(state.config)

@@ -300,7 +300,8 @@ def _submit(opts):
         warned = check_requirements(clusters, opts) if opts["dry_run"] is None else []
         if opts["dry_run"] is None:
             check_job_limits(clusters, opts["knobs"], who["owner"], factories)
-            opts["confirm"] = opts["confirm"] or daemon_may_refuse(opts["knobs"])
+            opts["confirm"] = opts["confirm"] or daemon_may_refuse(opts["knobs"]) \
+                or foreign_accounting(clusters, who["owner"])
         specs = _specs(clusters, who, factories) if opts["dry_run"] is None else []
     except BaseException:
         release(taken, opts["dry_run"] is not None)
@@ -365,6 +366,19 @@ def check_requirements(clusters, opts):
                 sys.stderr.write(submitreqs.refusal_text(_said(refusal)))
                 raise Refused()
     return warned[:1]
+
+
+def foreign_accounting(clusters, owner):
+    """True when a job names an accounting group whose user is not its owner: the daemon
+    decides whether the owner may (``daemon.condorreq.accounting_refusal``), and this
+    command waits for its word."""
+    for _cluster, ads in clusters:
+        for ad in ads:
+            if "AccountingGroup" in ad:
+                group = ad.eval("AccountingGroup")
+                if isinstance(group, str) and group and group.rpartition(".")[2] != owner:
+                    return True
+    return False
 
 
 def daemon_may_refuse(knobs):
