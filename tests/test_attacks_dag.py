@@ -162,3 +162,15 @@ def test_a_line_break_in_a_job_s_strings_adds_no_record_to_the_history(cell, wor
     assert cell.run("condor_history", "gtbob").stdout.count("\n") <= 1        # (its header alone)
     history = open(os.path.join(cell.root, "spool", "history")).read()
     assert not re.search(r"^ClusterId = 424[23]$", history, re.M)
+
+
+def test_a_halt_file_of_another_user_does_not_halt_the_dag(cell, workdir, users):
+    """bob puts a halt file beside alice's DAG in the sticky folder before it starts:
+    her DAG is not halted, and its node runs."""
+    alice, bob = users[0], users[1]
+    shared = _shared(workdir)
+    _dag(shared, "h.dag", alice)
+    user_py(cell, bob, f"open({shared!r} + '/h.dag.halt', 'w').close()", check=True)
+    _run_dag(cell, shared, "h.dag", alice)
+    assert open(os.path.join(shared, "h.dag.order")).read() == "A\n"
+    assert "DAG halted" not in _out(shared, "h.dag")

@@ -321,8 +321,12 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         """Whether the DAG is halted: its halt file (DAGFILE.halt) exists, as HTCondor's
         DAGMan halts. A halted DAG starts no node (no PRE script, no job: the job of a
         node whose PRE script ends then waits in ``parked``); running jobs and POST
-        scripts go on. Removing the file resumes it."""
-        halted = os.path.exists(self.halt_file)
+        scripts go on. Removing the file resumes it. Only a halt file of the DAG's owner
+        (or root) counts: one another user put in a shared folder does not halt it."""
+        try:
+            halted = os.lstat(self.halt_file).st_uid in (os.geteuid(), 0)
+        except OSError:
+            halted = False
         if halted != self.halted:
             self.log(f"DAG halted: {self.halt_file} exists; no new node is started" if halted
                      else f"DAG resumed: {self.halt_file} is gone")
