@@ -6,7 +6,7 @@ import pwd
 
 from condortools import store_plugin, submit, wait_events, write
 from conftest import wait_for
-from gridtools.exec import poolplugins, transfer
+from gridtools.exec import movers, poolplugins
 
 #: what the multi-file plugin for store:// URLs says of itself
 MULTI = ('MultipleFileSupport = true\nPluginVersion = "0.2"\nPluginType = "FileTransfer"\n'
@@ -71,10 +71,10 @@ def test_a_plugin_of_one_file_a_run_is_called_and_its_failure_said_as_htcondor_s
     write(os.path.join(store, "in.txt"), "kept\n")
     folder = str(tmp_path / "scratch")
     os.mkdir(folder)
-    transfer.run_single(single, "one://box/in.txt", os.path.join(folder, "in.txt"), folder)
+    movers.run_single(single, "one://box/in.txt", os.path.join(folder, "in.txt"), folder)
     assert open(os.path.join(folder, "in.txt")).read() == "kept\n"
     try:
-        transfer.run_single(single, "one://box/missing.txt", os.path.join(folder, "x"), folder)
+        movers.run_single(single, "one://box/missing.txt", os.path.join(folder, "x"), folder)
     except OSError as exc:
         assert exc.errno == 4
         assert exc.strerror == (f"FILETRANSFER:1:non-zero exit (4) from {single}. "
@@ -83,7 +83,7 @@ def test_a_plugin_of_one_file_a_run_is_called_and_its_failure_said_as_htcondor_s
         raise AssertionError("a failed copy passed")
     mute = write(str(tmp_path / "mute_plugin"), "#!/bin/sh\nexit 2\n", 0o755)
     try:
-        transfer.run_single(mute, "one://box/in.txt", os.path.join(folder, "x"), folder)
+        movers.run_single(mute, "one://box/in.txt", os.path.join(folder, "x"), folder)
     except OSError as exc:
         assert exc.strerror == (f"FILETRANSFER:1:non-zero exit (2) from {mute}. |Error: File transfer plugin "
                                 f"{mute} exited unexpectedly without producing an error message  ( URL file =  )|")

@@ -383,8 +383,8 @@ def test_input_files_given_as_urls_are_fetched(cell, workdir):
     import threading
 
     from gridtools import ads
-    from gridtools.exec import transfer
-    assert ads.PLUGIN_METHODS == ",".join(transfer.URL_SCHEMES)
+    from gridtools.exec import movers
+    assert ads.PLUGIN_METHODS == ",".join(movers.URL_SCHEMES)
     served = os.path.join(workdir, "served")
     os.mkdir(served)
     write(os.path.join(served, "data.txt"), "from the web\n")

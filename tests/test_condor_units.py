@@ -1364,10 +1364,10 @@ def test_a_remap_goes_on_through_the_rules_and_a_folders_rule_maps_its_files():
 def test_a_job_s_plugin_table_is_read_as_htcondor_reads_transfer_plugins():
     """Entries split at ``;``, methods at commas, paths trimmed and made absolute from the
     initial directory; an entry without ``=`` is left out."""
-    from gridtools.exec import transfer
-    assert transfer.plugin_table(" osdf,Stash = p/osdf.py ;bad; box=/opt/box ;", "/home/u") == {
+    from gridtools.exec import movers
+    assert movers.plugin_table(" osdf,Stash = p/osdf.py ;bad; box=/opt/box ;", "/home/u") == {
         "osdf": "/home/u/p/osdf.py", "stash": "/home/u/p/osdf.py", "box": "/opt/box"}
-    assert transfer.plugin_table("", "/x") == {}
+    assert movers.plugin_table("", "/x") == {}
 
 
 def test_a_plugin_s_answers_are_read_as_a_sequence_of_bracketed_ads():
@@ -1380,20 +1380,20 @@ def test_a_plugin_s_answers_are_read_as_a_sequence_of_bracketed_ads():
 
 def test_a_plugin_that_fails_says_why_in_htcondor_s_words(tmp_path):
     """Its exit status, and the error of the transfer it says failed."""
-    from gridtools.exec import transfer
+    from gridtools.exec import movers
     plugin = tmp_path / "p.sh"
     plugin.write_text('#!/bin/sh\nout=$4\necho \'[ TransferSuccess = false; TransferError = "gone"; '
                       'TransferUrl = "box://a/b" ]\' > "$out"\nexit 7\n')
     plugin.chmod(0o755)
     with pytest.raises(OSError) as failed:
-        transfer.run_plugin(str(plugin), [("box://a/b", str(tmp_path / "b"))], str(tmp_path))
+        movers.run_plugin(str(plugin), [("box://a/b", str(tmp_path / "b"))], str(tmp_path))
     assert failed.value.errno == 7
     assert failed.value.strerror == (f"FILETRANSFER:1:non-zero exit (7) from {plugin}. "
                                      "|Error: gone ( URL file = box://a/b )|")
     assert sorted(os.listdir(tmp_path)) == ["p.sh"]             # (its files are gone)
     plugin.write_text('#!/bin/sh\nexit 0\n')
     with pytest.raises(OSError, match="did not transfer every file"):
-        transfer.run_plugin(str(plugin), [("box://a/b", str(tmp_path / "b"))], str(tmp_path))
+        movers.run_plugin(str(plugin), [("box://a/b", str(tmp_path / "b"))], str(tmp_path))
 
 
 def test_a_run_s_figures_are_htcondor_s_from_the_shepherd_s_samples():

@@ -302,7 +302,7 @@ def java_facts():
 
 
 _JAVA = []
-#: the URL schemes an input file may have (exec.transfer.URL_SCHEMES: kept alike by a test)
+#: the URL schemes an input file may have (exec.movers.URL_SCHEMES: kept alike by a test)
 PLUGIN_METHODS = "data,file,ftp,http,https"
 SLOT_KFLOPS = 2000000
 

@@ -868,7 +868,7 @@ starter opens them for it; KillSig when it is
             plan["scratch"]["mkdir"] = True
         plugins = ad.eval("TransferPlugins")        # (transfer_plugins: the job's own, run as it)
         if isinstance(plugins, str) and plugins.strip():
-            from gridtools.exec.transfer import plugin_table
+            from gridtools.exec.movers import plugin_table
             plan["scratch"]["plugins"] = plugin_table(plugins, facts["iwd"])
         if pool:
             plan["scratch"]["pool"] = {method: list(entry) for method, entry in pool.items()}

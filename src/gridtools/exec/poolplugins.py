@@ -10,8 +10,8 @@ writes, a ``Name = expression`` per line (blank lines and ``#`` lines passed ove
 The plugin's ``SupportedMethods`` (a list of URL schemes) is required; a plugin
 that cannot be run, writes nothing or gives no methods is left out (and said in
 the daemon's log). ``MultipleFileSupport = true`` says it speaks HTCondor's
-multi-file protocol (``transfer.run_plugin``); else it is run once per file, as
-``<plugin> <source> <destination>`` (``transfer.run_single``). A later plugin
+multi-file protocol (``movers.run_plugin``); else it is run once per file, as
+``<plugin> <source> <destination>`` (``movers.run_single``). A later plugin
 takes a method from an earlier one, and from gridtools' own fetcher.
 
 ``ENABLE_URL_TRANSFERS = false`` turns URL transfers off: no plugin is asked and

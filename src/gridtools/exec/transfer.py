@@ -13,12 +13,8 @@ owner's identity, so it reads and writes only what the owner may, and an
 input file is read as ``ownfiles`` walks a path: a link another user planted
 in a sticky folder anyone may write (an Iwd in /tmp) is not followed.
 
-An input file given as a URL of one of ``URL_SCHEMES`` (what the slot ads
-offer as ``HasFileTransferPluginMethods``) is fetched into the folder under
-the last name of its path, as HTCondor's curl plugin fetches it, with the
-standard library's URL opener (``chtc+https`` and the like: the scheme after
-the last ``+``, ``-`` or ``.``, ``formats.condor.url_scheme``); a fetch that fails, or lasts over
-``URL_TIMEOUT`` seconds without data, fails the input transfer.
+An input file given as a URL is fetched into the folder under the last name
+of its path (``exec.movers``: by the standard library, or a transfer plugin).
 
 An output file goes where ``transfer_output_remaps`` (the scratch plan's
 ``remaps``, the ad's TransferOutputRemaps text) maps its name, as HTCondor's
@@ -35,17 +31,10 @@ it is not there. A copy or upload that fails fails the output transfer: the
 result names the destination and its errno (``"write": True``), and the daemon
 holds the job.
 
-A URL whose scheme the job's own plugins move (``transfer_plugins``, the
-scratch plan's ``plugins``: method -> path) is fetched or sent by its plugin,
-copied into the scratch folder with the input files and run from there with
-the owner's identity, by HTCondor's multi-file protocol (``run_plugin``).
-Else one the pool's plugins move (``FILETRANSFER_PLUGINS``, the scratch plan's
-``pool``, ``exec.poolplugins``) is moved by that plugin, run from where it is
-installed with the owner's identity, by the multi-file protocol or, for a
-plugin that does not speak it, once per file (``run_single``). A plugin of the
-multi-file protocol gets all the input files of its schemes in one run, and
-all the output files in another, after the files that go elsewhere, as
-HTCondor's starter runs it.
+A URL is moved by a plugin when one moves its scheme (``exec.movers``): a
+plugin of the multi-file protocol gets all the input files of its schemes in
+one run, and all the output files in another, after the files that go
+elsewhere, as HTCondor's starter runs it.
 """
 
 import os
@@ -53,6 +42,8 @@ import shutil
 import stat
 
 from gridtools.exec import jobproc
+from gridtools.exec.movers import (by_plugin, failed_url, fetch, mover, plain_url, run_plugin, run_single, send,
+                                   stats, url_name)
 
 #: the steps of a transfer that can fail, as a task's result names them
 STEP_INPUT, STEP_OUTPUT = "transfer_input", "transfer_output"
@@ -74,7 +65,7 @@ def _preload(plan):
         importlib.import_module("subprocess")
         from gridtools.classad.parser import parse_bracketed_ads
         parse_bracketed_ads('[ TransferSuccess = true; TransferError = "" ]')     # (what it loads on use)
-        _stats('TransferError = "none"\nTransferUrl = "a://b"\n')                # (a plugin of one file a run)
+        stats('TransferError = "none"\nTransferUrl = "a://b"\n')                # (a plugin of one file a run)
 
 
 def _as_owner(plan, work):
@@ -102,199 +93,10 @@ def _as_owner(plan, work):
     return os.waitstatus_to_exitcode(status), said.decode(errors="surrogateescape")
 
 
-#: the URL schemes input files may be fetched from (the slot ads' HasFileTransferPluginMethods)
-URL_SCHEMES = ("data", "file", "ftp", "http", "https")
-#: seconds a URL fetch may wait for data
-URL_TIMEOUT = 300
-#: seconds a job's transfer plugin may run (HTCondor's MAX_FILE_TRANSFER_PLUGIN_LIFETIME)
-PLUGIN_LIFETIME = 72000
-#: the files a plugin run reads its transfers from and writes its answers to, in the folder
-PLUGIN_IN, PLUGIN_OUT = ".gridtools_plugin.in", ".gridtools_plugin.out"
-
-
-def plugin_table(text, iwd):
-    """The job's own transfer plugins, from its TransferPlugins (``transfer_plugins``:
-    entries ``method[,method...]=path`` separated by ``;``, a path relative to ``iwd``;
-    an entry without ``=`` is left out): method (in lower case) -> path."""
-    table = {}
-    for entry in (text or "").split(";"):
-        methods, equals, path = entry.partition("=")
-        path = path.strip()
-        if not equals or not path:
-            continue
-        for method in methods.replace(",", " ").split():
-            table[method.lower()] = os.path.join(iwd, path)
-    return table
-
-
-def _mover(url, folder, plugins, pool):
-    """(the plugin that moves ``url``, True when it speaks the multi-file protocol): the
-    job's own (run from its copy in the scratch folder), else the pool's (``pool``: a
-    plan's table, ``exec.poolplugins``); None when neither has one for its scheme."""
-    plugin = _plugin_for(url, plugins)
-    if plugin is not None:
-        return _in_folder(plugin, folder), True
-    found = _plugin_for(url, pool)
-    return (found[0], bool(found[1])) if found is not None else None
-
-
-def _by_plugin(url, local, folder, plugins, pool=None, env=None):
-    """Fetch ``url`` into ``local`` with its plugin (``_mover``); False when there is
-    none for it."""
-    found = _mover(url, folder, plugins, pool)
-    if found is None:
-        return False
-    plugin, multi = found
-    if multi:
-        run_plugin(plugin, [(url, local)], folder, env)
-    else:
-        run_single(plugin, url, local, folder, env)
-    return True
-
-
-def _plugin_for(url, plugins):
-    """The entry of ``plugins`` (a job's table or the pool's) for ``url``: its whole
-    scheme's, else that of the scheme after its last ``+``, ``-`` or ``.``; or None."""
-    if not plugins:
-        return None
-    whole = url.partition("://")[0].lower()
-    return plugins.get(whole) or plugins.get(_plain(url)[0])
-
-
-def _in_folder(plugin, folder):
-    """The copy of ``plugin`` that the input files brought into ``folder`` (run from there,
-    as HTCondor's starter runs a job's plugin from its sandbox), else ``plugin``."""
-    copy = os.path.join(folder, os.path.basename(plugin))
-    return copy if os.path.isfile(copy) else plugin
-
-
-def run_plugin(plugin, pairs, folder, env=None, upload=False):
-    """Transfer ``pairs`` ((URL, local path) each) with a job's transfer plugin, by
-    HTCondor's multi-file protocol: it reads an ad per transfer (``Url``,
-    ``LocalFileName``) from the file ``-infile`` names, and writes an ad per transfer
-    (``TransferSuccess``, ``TransferError``, ``TransferUrl``, ``TransferFileName``) to
-    the one ``-outfile`` names; ``-upload`` sends local files to the URLs. Run in
-    ``folder``; OSError (the plugin's exit status, or EIO) saying, in HTCondor's words,
-    what failed."""
-    import subprocess
-    from gridtools.classad.parser import ClassAdSyntaxError, parse_bracketed_ads
-    from gridtools.classad.values import quote_string
-    infile, outfile = os.path.join(folder, PLUGIN_IN), os.path.join(folder, PLUGIN_OUT)
-    with open(infile, "w") as fh:
-        fh.write("".join(f"[ Url = {quote_string(url)}; LocalFileName = {quote_string(path)} ]\n"
-                         for url, path in pairs))
-    open(outfile, "w").close()
-    argv = [plugin, "-infile", infile, "-outfile", outfile] + (["-upload"] if upload else [])
-    try:
-        done = subprocess.run(argv, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=PLUGIN_LIFETIME)
-        with open(outfile, errors="replace") as fh:
-            said = fh.read()
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise OSError(5, f"FILETRANSFER:1:failed to run {plugin}: {exc}") from None
-    finally:
-        for path in (infile, outfile):
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-    try:
-        answers = parse_bracketed_ads(said)
-    except ClassAdSyntaxError:
-        answers = []
-    failed = [ad for ad in answers if ad.eval("TransferSuccess") is not True]
-    if done.returncode == 0 and len(answers) >= len(pairs) and not failed:
-        return
-    bad = failed[0] if failed else None
-    error = bad.eval("TransferError") if bad is not None else None
-    url = bad.eval("TransferUrl") if bad is not None else pairs[0][0]
-    why = f"FILETRANSFER:1:non-zero exit ({done.returncode}) from {plugin}." if done.returncode else \
-        f"FILETRANSFER:1:{plugin} did not transfer every file."
-    if isinstance(error, str) and error:
-        why += f" |Error: {error} ( URL file = {url} )|"
-    raise OSError(done.returncode or 5, why)
-
-
-def _failed_url(exc, pairs):
-    """The URL a failed run of a multi-file plugin names (``run_plugin``'s words), else
-    the first it was given."""
-    said = str(exc.strerror or "")
-    start = said.rfind("( URL file = ")
-    return said[start + 13:].rpartition(" )|")[0] if start >= 0 else pairs[0][0]
-
-
-def run_single(plugin, source, destination, folder, env=None):
-    """Copy ``source`` to ``destination`` (one of them a URL) with a plugin that moves one
-    file a run, as HTCondor runs one: ``<plugin> <source> <destination>``, in ``folder``; its
-    output is ``Name = value`` lines (``TransferError``, ``TransferUrl`` when it fails).
-    OSError (its exit status, else EIO) saying, in HTCondor's words, what failed."""
-    import subprocess
-    try:
-        done = subprocess.run([plugin, source, destination], cwd=folder, env=env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=PLUGIN_LIFETIME)
-    except subprocess.TimeoutExpired:
-        raise OSError(62, f"FILETRANSFER:1:File transfer plugin {plugin} timed out after "
-                          f"{PLUGIN_LIFETIME} seconds.") from None          # (ETIME)
-    except OSError as exc:
-        raise OSError(5, f"FILETRANSFER:1:Failed to execute {plugin}: {exc.strerror or exc}") from None
-    if done.returncode == 0:
-        return
-    said = _stats(done.stdout.decode("utf-8", "replace"))
-    error = said.get("TransferError") or \
-        f"File transfer plugin {plugin} exited unexpectedly without producing an error message "
-    url = said.get("TransferUrl", "")
-    how = f"exit by signal {-done.returncode}" if done.returncode < 0 else f"non-zero exit ({done.returncode})"
-    raise OSError(max(done.returncode, 0) or 5,
-                  f"FILETRANSFER:1:{how} from {plugin}. |Error: {error} ( URL file = {url} )|")
-
-
-def _stats(text):
-    """The string values of the ``Name = "value"`` lines of a plugin's output."""
-    from gridtools.classad import ClassAd, ClassAdSyntaxError, parse
-    found = {}
-    for line in text.splitlines():
-        name, eq, value = line.partition("=")
-        if not eq:
-            continue
-        try:
-            node = parse(value.strip())
-        except (ClassAdSyntaxError, ValueError):
-            continue
-        got = ClassAd({"v": node}).eval("v")
-        if isinstance(got, str):
-            found[name.strip()] = got
-    return found
-
-
-def _plain(url):
-    """(the scheme of ``url`` in lower case, the URL with that scheme: ``chtc+https://x``
-    is ``https://x``)."""
-    from gridtools.formats.condor import url_scheme
-    scheme = url_scheme(url).lower()
-    return scheme, scheme + "://" + url.partition("://")[2]
-
-
-def _url_name(url):
-    """The name a file fetched from ``url`` takes: the last name of its path."""
-    import urllib.parse
-    return os.path.basename(urllib.parse.urlparse(_plain(url)[1]).path.rstrip("/")) or "index"
-
-
-def _fetch(url, folder):
-    """Fetch ``url`` into ``folder`` under the last name of its path."""
-    import urllib.request
-    scheme, plain = _plain(url)
-    if scheme not in URL_SCHEMES:
-        raise OSError(f"no plugin for {scheme or url} URLs")
-    with urllib.request.urlopen(plain, timeout=URL_TIMEOUT) as answer, \
-            open(os.path.join(folder, _url_name(url)), "wb") as out:
-        shutil.copyfileobj(answer, out)
-
-
 def _copy_in(source, folder, plugins=None, env=None, pool=None):
     if "://" in source:
-        if not _by_plugin(source, os.path.join(folder, _url_name(source)), folder, plugins, pool, env):
-            _fetch(source, folder)
+        if not by_plugin(source, os.path.join(folder, url_name(source)), folder, plugins, pool, env):
+            fetch(source, folder)
         return
     from gridtools import ownfiles
     real = ownfiles.resolve_own(source)         # (no link another user planted in a sticky folder)
@@ -357,14 +159,14 @@ def stage_in(plan):
             _copy_in(plugin, folder)
         batches = {}            # a multi-file plugin -> the (URL, local path) pairs it fetches in one run
         for source in scratch.get("input") or ():
-            mover = _mover(source, folder, plugins, pool) if "://" in source else None
-            if mover is not None and mover[1]:
-                batches.setdefault(mover[0], []).append((source, os.path.join(folder, _url_name(source))))
+            moved_by = mover(source, folder, plugins, pool) if "://" in source else None
+            if moved_by is not None and moved_by[1]:
+                batches.setdefault(moved_by[0], []).append((source, os.path.join(folder, url_name(source))))
                 continue
             try:
                 _copy_in(source, folder, plugins, plan.get("env"), pool)
             except OSError as exc:
-                if mover is None:
+                if moved_by is None:
                     raise
                 return f"P{exc.errno or 5} {exc.strerror or exc}"
         for plugin, pairs in batches.items():
@@ -457,34 +259,18 @@ def remap(rules, name, level=0):
     return None
 
 
-def _send(path, url):
-    """Send the file at ``path`` to ``url`` (see the module docstring)."""
-    import urllib.request
-    scheme, plain = _plain(url)
-    if scheme not in ("http", "https"):
-        raise OSError(95, f"no plugin sends files to {scheme or url} URLs")    # (EOPNOTSUPP)
-    with open(path, "rb") as fh:
-        request = urllib.request.Request(plain, data=fh, method="PUT",
-                                         headers={"Content-Length": str(os.fstat(fh.fileno()).st_size)})
-        try:
-            with urllib.request.urlopen(request, timeout=URL_TIMEOUT) as answer:
-                answer.read()
-        except OSError as exc:
-            raise OSError(5, f"{url}: {exc}") from None                        # (EIO)
-
-
 def _local(target):
     """The path a ``file://`` URL names; any other target as it is."""
     if "://" not in target:
         return target
-    scheme, plain = _plain(target)
+    scheme, plain = plain_url(target)
     if scheme != "file":
         return target
     import urllib.parse
     return urllib.parse.unquote(urllib.parse.urlparse(plain).path)
 
 
-def _put(path, target, send=_send):
+def _put(path, target, send=send):
     """Put the file or folder at ``path`` at ``target`` (a path or a URL: ``send(path,
     url)`` sends a file there); a folder's files go under it, each by its place in the
     folder."""
@@ -524,7 +310,7 @@ def _target(name, iwd, rules, destination, mkdir=False):
     return found if "://" in found else os.path.join(iwd, found)
 
 
-def _copy_out(path, name, iwd, rules=(), destination=None, send=_send, mkdir=False):
+def _copy_out(path, name, iwd, rules=(), destination=None, send=send, mkdir=False):
     """Copy output ``name`` (found at ``path``) where it goes: into ``iwd``, a file, or a
     folder with all it holds (its contents only when ``name`` ends in ``/``), unless
     ``rules`` or ``destination`` send it elsewhere (``_target``, a URL's files sent by
@@ -634,10 +420,10 @@ def stage_out(plan):
 
     batches = {}        # a multi-file plugin -> the (URL, local path) pairs it sends in one run
 
-    def send(path, url):
-        found = _mover(url, folder, plugins, pool)
+    def upload(path, url):
+        found = mover(url, folder, plugins, pool)
         if found is None:
-            _send(path, url)
+            send(path, url)
         elif found[1]:
             batches.setdefault(found[0], []).append((url, path))
         else:
@@ -660,7 +446,7 @@ def stage_out(plan):
                 missing = missing or _missing(path)
             if os.path.lexists(path):
                 try:
-                    _copy_out(path, name, there, rules, destination, send, bool(scratch.get("mkdir")))
+                    _copy_out(path, name, there, rules, destination, upload, bool(scratch.get("mkdir")))
                 except _Unsent as exc:
                     return f"W{exc.args[0]} {exc.args[1]}"
                 except _Unmade as exc:
@@ -671,7 +457,7 @@ def stage_out(plan):
             try:
                 run_plugin(plugin, pairs, folder, plan.get("env"), upload=True)
             except OSError as exc:
-                return f"W{exc.errno or 5} {_failed_url(exc, pairs)}"
+                return f"W{exc.errno or 5} {failed_url(exc, pairs)}"
         return missing
     code, said = _as_owner(plan, work)
     err, _, path = said.partition(" ")
