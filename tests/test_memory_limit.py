@@ -11,7 +11,7 @@ import pytest
 
 from gridtools.classad import ClassAd
 from gridtools.daemon import condorjob, jobside
-from gridtools.exec import jobproc
+from gridtools.exec import meter
 
 SLOT = ClassAd({"Memory": 64, "Cpus": 1})
 JOB = ClassAd({"RequestMemory": 48, "ImageSize": 1000})
@@ -75,9 +75,9 @@ def test_the_monitor_sees_a_job_go_over_its_limit_and_samples_it_often():
     try:
         assert child.stdout.readline() == b"1\n"        # (its memory is taken)
         usage = {}
-        high = jobproc.UsageMonitor(child.pid, limit=200 << 20)
-        low = jobproc.UsageMonitor(child.pid, limit=64 << 20)
-        free = jobproc.UsageMonitor(child.pid)
+        high = meter.UsageMonitor(child.pid, limit=200 << 20)
+        low = meter.UsageMonitor(child.pid, limit=64 << 20)
+        free = meter.UsageMonitor(child.pid)
         for monitor in (high, low, free):
             monitor.next_at = 0
             assert monitor.sample(usage)
@@ -87,7 +87,7 @@ def test_the_monitor_sees_a_job_go_over_its_limit_and_samples_it_often():
             low.next_at = free.next_at = 0
             low.sample(usage)
             free.sample(usage)
-        assert low.next_due() - time.time() <= jobproc.LIMITED_EVERY
+        assert low.next_due() - time.time() <= meter.LIMITED_EVERY
         assert free.next_due() - time.time() > 1
     finally:
         child.kill()

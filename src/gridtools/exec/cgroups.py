@@ -33,7 +33,7 @@ is killed and the cgroup removed, as the starter removes its own.
 Where no memory controller can be written (a shepherd not root, no cgroup file
 system, BASE_CGROUP's folder closed), ``make`` gives None and the shepherd
 holds the job to its limit by sampling its processes instead
-(``jobproc.UsageMonitor``).
+(``meter.UsageMonitor``).
 """
 
 import os

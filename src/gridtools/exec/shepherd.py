@@ -44,7 +44,7 @@ import stat
 import time
 
 from gridtools.errors import SpoolError
-from gridtools.exec import ckpt, client, jobproc, leftovers, procedure, tmpdir
+from gridtools.exec import ckpt, client, jobproc, leftovers, meter, procedure, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -71,7 +71,7 @@ class Shepherd:
         self.checkpointing = False      # the job was sent its checkpoint signal, and has not exited
         self.trace_lines = []           # steps noted before the trace file was made
         self.trace_fd = None
-        self.timers = jobproc.Timers(time.time(), {}, 0)
+        self.timers = meter.Timers(time.time(), {}, 0)
         self.lock = None
         self.taken = False              # the task is no longer this shepherd's (_still_mine)
         self.transfers = {}             # when its file copying reached each stage (_note_transfer)
@@ -542,7 +542,7 @@ class Shepherd:
         plan = self.plan
         start = time.time()
         lim = plan.get("limits") or {}
-        timers = self.timers = jobproc.Timers(start, lim, plan.get("notify", 0))
+        timers = self.timers = meter.Timers(start, lim, plan.get("notify", 0))
         checkpoint = plan.get("checkpoint") or {}
         if checkpoint.get("interval"):
             timers.pending["checkpoint"] = start + float(checkpoint["interval"])
@@ -554,7 +554,7 @@ class Shepherd:
         if self.cgroup is not None and group is None:
             self.trace("the job is not in its memory cgroup: its memory is sampled")
         sampled = int(limit["mb"]) << 20 if limit.get("mb") and group is None else None
-        monitor = jobproc.UsageMonitor(pid, plan["cwd"], scratch.get("measure"), sampled,
+        monitor = meter.UsageMonitor(pid, plan["cwd"], scratch.get("measure"), sampled,
                                        often=group is not None and limit.get("mb"))
         oom = group.oom_events() if group is not None and limit.get("mb") else None
         pidfd = os.pidfd_open(pid)
