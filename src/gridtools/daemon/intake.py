@@ -107,15 +107,21 @@ def _commit_specs(state):
 
 def settle(done):
     """Answer and remove applied requests (after their effects were written and
-    published); returns those that could not be settled yet."""
+    published); returns those that could not be settled yet. A refused submission is
+    removed before it is answered: it queued nothing, and a query made once its client
+    has the refusal must not show its job as still coming (``requests.pending_submits``)."""
     left = []
     for req, answer in done:
+        refused = req.kind == "submit" and answer[0] != 0
+        if refused:
+            req.remove()
         try:
             spool_requests.answer(req, *answer)
         except GridError:
             left.append((req, answer))
             continue
-        req.remove()
+        if not refused:
+            req.remove()
     return left
 
 
