@@ -6,6 +6,7 @@ against the cell's root daemon; the helpers here only make the tests short.
 
 import json
 import os
+import pwd
 import signal
 import textwrap
 
@@ -185,3 +186,21 @@ def command_popen(cell, user, *argv, cwd=None):
         os.setuid(entry.pw_uid)
     return subprocess.Popen(list(argv), env=env, cwd=cwd or entry.pw_dir, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=demote)
+
+
+def sticky_folder(workdir, name="shared"):
+    """A sticky folder anyone may write in ``workdir``, as /tmp."""
+    shared = os.path.join(workdir, name)
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    return shared
+
+
+def private_folder(workdir, name, user=None):
+    """A folder in ``workdir`` only ``user`` (root when None) may enter."""
+    path = os.path.join(workdir, name)
+    os.mkdir(path, 0o700)
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+    return path

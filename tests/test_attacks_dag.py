@@ -17,27 +17,11 @@ import re
 
 import pytest
 
-from attack_tools import user_py
+from attack_tools import private_folder, sticky_folder, user_py
 from condortools import submit
 from conftest import wait_for
 
 PRECIOUS = "".join(f"{n}\n" for n in range(1, 1001))
-
-
-def _shared(workdir):
-    shared = os.path.join(workdir, "shared")
-    os.mkdir(shared)
-    os.chmod(shared, 0o1777)
-    return shared
-
-
-def _private(workdir, name, user=None):
-    path = os.path.join(workdir, name)
-    os.mkdir(path, 0o700)
-    if user is not None:
-        entry = pwd.getpwnam(user)
-        os.chown(path, entry.pw_uid, entry.pw_gid)
-    return path
 
 
 def _give(path, user):
@@ -82,8 +66,8 @@ def test_a_lock_file_another_user_left_is_neither_written_nor_taken(cell, workdi
     names is as it was."""
     alice, bob = users[0], users[1]
     user = None if owner == "root" else alice
-    shared = _shared(workdir)
-    victim = os.path.join(_private(workdir, "victim", user), "precious.txt")
+    shared = sticky_folder(workdir)
+    victim = os.path.join(private_folder(workdir, "victim", user), "precious.txt")
     with open(victim, "w") as fh:
         fh.write(PRECIOUS)
     _give(victim, user)
@@ -107,7 +91,7 @@ def test_a_rescue_dag_of_another_user_marks_nothing_done(cell, workdir, users):
     """bob writes a rescue DAG for alice's DAG that marks its node done: alice's run
     neither counts nor reads it, and her node runs."""
     alice, bob = users[0], users[1]
-    shared = _shared(workdir)
+    shared = sticky_folder(workdir)
     _dag(shared, "c.dag", alice)
     user_py(cell, bob, f"open({shared!r} + '/c.dag.rescue001', 'w').write('DONE A\\n')", check=True)
     proc = _run_dag(cell, shared, "c.dag", alice)
@@ -123,8 +107,8 @@ def test_root_s_user_log_does_not_go_through_a_planted_folder_link(cell, workdir
     a log it cannot write, and the daemon, writing the log's events, does not go there
     either. Nothing is written into the folder."""
     bob = users[1]
-    shared = _shared(workdir)
-    secret = _private(workdir, "rootonly")
+    shared = sticky_folder(workdir)
+    secret = private_folder(workdir, "rootonly")
     user_py(cell, bob, f"import os; os.symlink({secret!r}, {shared!r} + '/rlogs')", check=True)
     path = os.path.join(cell.root, "r.sub")
     with open(path, "w") as fh:
@@ -168,7 +152,7 @@ def test_a_halt_file_of_another_user_does_not_halt_the_dag(cell, workdir, users)
     """bob puts a halt file beside alice's DAG in the sticky folder before it starts:
     her DAG is not halted, and its node runs."""
     alice, bob = users[0], users[1]
-    shared = _shared(workdir)
+    shared = sticky_folder(workdir)
     _dag(shared, "h.dag", alice)
     user_py(cell, bob, f"open({shared!r} + '/h.dag.halt', 'w').close()", check=True)
     _run_dag(cell, shared, "h.dag", alice)

@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from attack_tools import user_py
+from attack_tools import private_folder, sticky_folder, user_py
 from condortools import submit, wait_status
 from conftest import wait_for
 
@@ -25,24 +25,6 @@ from conftest import wait_for
 def _jid(proc):
     assert proc.returncode == 0, proc.stderr
     return int(proc.stdout.split(".")[0])
-
-
-def _shared(workdir):
-    """A sticky folder anyone may write, as /tmp."""
-    shared = os.path.join(workdir, "shared")
-    os.mkdir(shared)
-    os.chmod(shared, 0o1777)
-    return shared
-
-
-def _private(workdir, name, user=None):
-    """A folder only ``user`` (root when None) may enter."""
-    path = os.path.join(workdir, name)
-    os.mkdir(path, 0o700)
-    if user is not None:
-        entry = pwd.getpwnam(user)
-        os.chown(path, entry.pw_uid, entry.pw_gid)
-    return path
 
 
 def _plant(cell, user, target, link):
@@ -65,11 +47,11 @@ def test_a_prolog_s_output_does_not_go_through_a_planted_file_link(cell, workdir
     a job of root's (the prolog then opens it as root) a link bob planted there would
     have root make a file of bob's choosing; for alice's, add to a file of alice's."""
     alice, bob = users[0], users[1]
-    shared = _shared(workdir)
+    shared = sticky_folder(workdir)
     if owner == "root":
-        victim, user = os.path.join(_private(workdir, "rootonly"), "proof"), None
+        victim, user = os.path.join(private_folder(workdir, "rootonly"), "proof"), None
     else:
-        victim, user = os.path.join(_private(workdir, "alicedir", alice), "profile"), alice
+        victim, user = os.path.join(private_folder(workdir, "alicedir", alice), "profile"), alice
         with open(victim, "w") as fh:
             fh.write("unchanged\n")
         entry = pwd.getpwnam(alice)
@@ -95,9 +77,9 @@ def test_a_planted_folder_link_does_not_choose_where_the_output_goes(cell, workd
     the link (a folder: the output would go in it under its default name) or a file
     under it does not write into that folder."""
     alice, bob = users[0], users[1]
-    shared = _shared(workdir)
+    shared = sticky_folder(workdir)
     user = None if owner == "root" else alice
-    victim = _private(workdir, "victimdir", user)
+    victim = private_folder(workdir, "victimdir", user)
     link = os.path.join(shared, "outdir")
     _plant(cell, bob, victim, link)
     path = link if how == "folder" else os.path.join(link, "job.out")
@@ -115,8 +97,8 @@ def test_the_owner_s_own_links_are_followed(cell, workdir, users, owner):
     or a file: the output goes where it leads, and the prolog's line with it."""
     alice = users[0]
     user = None if owner == "root" else alice
-    shared = _shared(workdir)
-    home = _private(workdir, "home", user)
+    shared = sticky_folder(workdir)
+    home = private_folder(workdir, "home", user)
     cell.run("qconf", "-mattr", "queue", "prolog", "/bin/echo prolog-of-job $job_name", "all.q", check=True)
     code = f"""
     import os
@@ -144,8 +126,8 @@ def test_root_s_htcondor_output_does_not_go_through_a_planted_folder_link(cell, 
     initialdir there, where bob planted a link at the name of one of them. Each job is
     held; root's folder gets nothing."""
     bob = users[1]
-    shared = _shared(workdir)
-    victim = _private(workdir, "rootonly")
+    shared = sticky_folder(workdir)
+    victim = private_folder(workdir, "rootonly")
     _plant(cell, bob, victim, os.path.join(shared, "cdir"))
     _plant(cell, bob, os.path.join(victim, "a.txt"), os.path.join(shared, "a.txt"))
     texts = {       # what each is about: the hold's code, the end of its reason
@@ -175,8 +157,8 @@ def test_the_walk_applies_the_rule_to_every_link_on_the_path(workdir, users):
     import errno
     from gridtools import ownfiles
     bob = pwd.getpwnam(users[1])
-    shared = _shared(workdir)
-    real = _private(workdir, "real")
+    shared = sticky_folder(workdir)
+    real = private_folder(workdir, "real")
     for name, owner in (("bobs", bob.pw_uid), ("roots", 0)):
         os.symlink(real, os.path.join(shared, name))
         os.lchown(os.path.join(shared, name), owner, -1)
@@ -208,10 +190,10 @@ def test_a_planted_folder_link_does_not_choose_the_working_folder(cell, workdir,
     followed."""
     alice, bob = users[0], users[1]
     user = None if owner == "root" else alice
-    shared = _shared(workdir)
-    victim = _private(workdir, "victimdir", user)
-    own = _private(workdir, "owndir", user)
-    out = _private(workdir, "outdir", user)
+    shared = sticky_folder(workdir)
+    victim = private_folder(workdir, "victimdir", user)
+    own = private_folder(workdir, "owndir", user)
+    out = private_folder(workdir, "outdir", user)
     link = os.path.join(shared, "work")
     _plant(cell, bob, victim, link)
     jid = _jid(cell.qsub("-terse", "-b", "y", "-wd", link, "-o", out, "-j", "y", "-N", "here",
@@ -243,8 +225,8 @@ def test_root_s_input_transfer_does_not_read_through_a_planted_link(cell, workdi
     the input transfer's failure, and never sees the secret; the owner's own link is
     followed."""
     bob = users[1]
-    shared = _shared(workdir)
-    victim = _private(workdir, "rootonly")
+    shared = sticky_folder(workdir)
+    victim = private_folder(workdir, "rootonly")
     with open(os.path.join(victim, "secret"), "w") as fh:
         fh.write("root's secret\n")
     _plant(cell, bob, os.path.join(victim, "secret"), os.path.join(shared, "in.txt"))

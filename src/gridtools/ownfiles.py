@@ -36,7 +36,7 @@ def open_own(path, how, mode=0o644, follow_last=True):
     for _ in range(3):
         folder, name, _where = _walk(path, follow_last=follow_last)
         try:
-            return os.open(name, how | os.O_NOFOLLOW, mode, dir_fd=folder)
+            return os.open(name or ".", how | os.O_NOFOLLOW, mode, dir_fd=folder)
         except OSError as exc:
             if exc.errno != errno.ELOOP:
                 raise _named(exc, path) from None
@@ -73,25 +73,11 @@ def is_own_dir(path):
 def chdir_own(path):
     """Make the folder ``path``, walked as ``open_own`` walks it, the working folder
     (entered by its descriptor: nothing swapped in after the walk is followed)."""
-    for _ in range(3):
-        folder, name, _where = _walk(path)
-        try:
-            if not name:
-                os.fchdir(folder)
-                return
-            entered = os.open(name, _FOLDER, dir_fd=folder)
-            try:
-                os.fchdir(entered)
-            finally:
-                os.close(entered)
-            return
-        except OSError as exc:
-            if exc.errno != errno.ELOOP:
-                raise _named(exc, path) from None
-            # (a link made there since it was looked at: walked again, by the rule)
-        finally:
-            os.close(folder)
-    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+    fd = open_own(path, _FOLDER)
+    try:
+        os.fchdir(fd)
+    finally:
+        os.close(fd)
 
 
 def makedirs_own(path, mode=0o777):
