@@ -104,6 +104,8 @@ def end_all(root=None):
     already are waited for too."""
     root = os.getpid() if root is None else root
     usage = Usage()
+    if root == os.getpid() and not _children_left(usage):
+        return usage                    # (no child: no descendant either, as this is their subreaper)
     for _ in range(ROUNDS):
         left = descendants(root)
         for pid in left:
@@ -115,6 +117,21 @@ def end_all(root=None):
         if not left:
             break
     return usage
+
+
+def _children_left(usage):
+    """Wait for the children that ended (their usage added to ``usage``); True when some
+    are still running."""
+    while True:
+        try:
+            pid, _status, rusage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        except InterruptedError:
+            continue
+        if pid == 0:
+            return True
+        usage.add(rusage)
 
 
 def _reap(usage, block):
