@@ -94,3 +94,109 @@ def test_suspending_the_job_stops_what_it_left_outside_its_process_group(cell, u
     cell.run("qdel", str(jid), check=True)
     cell.wait_finished(jid, timeout=30)
     assert wait_for(lambda: not _alive(loop), timeout=10)
+
+
+def _python_job(workdir, name, code):
+    path = os.path.join(workdir, f"{name}.py")
+    with open(path, "w") as fh:
+        fh.write("#!/usr/bin/python3\n" + textwrap.dedent(code))
+    os.chmod(path, 0o755)
+    return path
+
+
+def test_a_chain_of_processes_that_fork_and_exit_at_once_ends_with_the_job(cell, users, workdir):
+    """A process that forks and exits again and again, in a session of its own, is a
+    moving target for a killer that lists processes then kills them: the task's cgroup
+    (or, without one, rounds of killing until none is left) ends it with the job."""
+    alive = os.path.join(workdir, "chain.alive")
+    path = _python_job(workdir, "chain", f"""\
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            last = 0.0
+            while True:
+                if os.fork():
+                    os._exit(0)
+                now = time.time()
+                if now - last > 0.05:
+                    with open({alive!r}, "w") as fh:
+                        fh.write(repr(now))
+                    last = now
+        time.sleep(1.5)
+        """)
+    jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", "-b", "y", path, user=users[0], cwd=workdir))
+    assert wait_for(lambda: os.path.exists(alive))
+    cell.wait_finished(jid, timeout=30)
+    time.sleep(0.3)
+    before = open(alive).read()
+    time.sleep(0.5)
+    assert open(alive).read() == before         # (nothing of the chain is left to write it)
+
+
+def _zombies_of(pid):
+    found = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            fields = data[data.rfind(b")") + 2:].split()
+            if fields[0] == b"Z" and int(fields[1]) == pid:
+                found += 1
+    return found
+
+
+def test_the_orphans_of_a_running_job_leave_no_zombies(cell, users, workdir):
+    """A job whose processes leave 500 orphans that end at once (each is taken in by the
+    shepherd): the shepherd waits for them while the job runs, so they do not pile up as
+    zombies in the process table."""
+    ready = os.path.join(workdir, "orphans.ready")
+    path = _python_job(workdir, "orphans", f"""\
+        import os, time
+        for _ in range(500):
+            if os.fork() == 0:
+                if os.fork() == 0:
+                    time.sleep(0.01)
+                    os._exit(0)
+                os._exit(0)
+            os.wait()
+        time.sleep(0.5)
+        open({ready!r}, "w").close()
+        time.sleep(300)
+        """)
+    jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", "-b", "y", path, user=users[0], cwd=workdir))
+    assert wait_for(lambda: os.path.exists(ready), timeout=30)
+    job = next(pid for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
+               if _cmdline(pid).endswith(path))
+    shepherd = int(open(f"/proc/{job}/stat", "rb").read().rsplit(b")", 1)[1].split()[1])
+    assert _zombies_of(shepherd) < 20
+    cell.run("qdel", str(jid), check=True)
+    cell.wait_finished(jid, timeout=30)
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def test_cpu_of_children_nobody_waited_for_is_accounted(cell, users, workdir):
+    """A job that ignores SIGCHLD has its busy child reaped by the kernel, whose time
+    then counts for no parent: the task's cgroup counts it for the job."""
+    path = _python_job(workdir, "ignored", """\
+        import os, signal, time
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        if os.fork() == 0:
+            end = time.time() + 1.5
+            while time.time() < end:
+                pass
+            os._exit(0)
+        time.sleep(2)
+        """)
+    jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", "-b", "y", path, user=users[0], cwd=workdir))
+    cell.wait_finished(jid, timeout=30)
+    assert _cpu(cell, jid) >= 1.0

@@ -3,21 +3,35 @@
 A job's processes may leave its process group and session (``setsid``,
 ``nohup``, a double fork), so that signalling the group (qdel, ``h_rt``, the
 end of the job) misses them, and a process whose parent ended is taken in by
-init, out of reach of the job's accounting. The shepherd therefore becomes
-a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``) before it starts the
-job: a process of the job whose parent ends is re-parented to the shepherd
-instead of init, so that every process the job started stays among the
-shepherd's descendants, whatever session or group it moved to. When the job's
-own process has ended (it exited, or was killed by qdel, a limit or the
-end of its slot), ``end_all`` kills every descendant left (in rounds, so
-that a process forking meanwhile cannot outrun it) and waits for each:
-their CPU time and the other figures of their resource usage are added to
-the job's, as Grid Engine's process data collector adds those of the
-processes that carry the job's additional group id, and as HTCondor's
+init, out of reach of the job's accounting. So:
+
+- A shepherd running as root puts the task in a cgroup of its own in the
+  kernel's cgroup v2 hierarchy (``Tracker``: ``gridtools/<name>`` under where
+  cgroup2 is mounted, which needs no controller), which no process of the job
+  can leave. When the job's own process has ended (it exited, or was killed by
+  qdel, a limit or the end of its slot), ``end_all`` has the kernel kill
+  every process left in it at once (``cgroup.kill``; on kernels without it
+  the group is frozen first, so that none forks meanwhile), and the job's CPU
+  time is the cgroup's (``cpu.stat``) when it is more than what waiting for
+  the job's process counted: the time of children nobody waited for (their
+  parent ignored SIGCHLD) counts too.
+- In every case the shepherd is the *child subreaper* of the job's processes
+  (``prctl(PR_SET_CHILD_SUBREAPER)``): one whose parent ends is re-parented to
+  the shepherd instead of init, so that every process the job started stays
+  among the shepherd's descendants, whatever session or group it moved to.
+  Without a cgroup (a cell not run by root, no cgroup2 file system) ``end_all``
+  kills the descendants it finds in /proc, round after round, until none is
+  left (a chain of processes that fork and exit at once may outrun a round,
+  never a cgroup). The shepherd waits for every child that ends while the job
+  runs (``reap_others``), so that no process table fills with zombies.
+
+What is ended is waited for: its CPU time and the other figures of its usage
+are added to the job's, as Grid Engine's process data collector adds those of
+the processes that carry the job's additional group id, and as HTCondor's
 starter ends and counts what is left in the job's cgroup.
 
-A job cannot leave the subtree by itself: only a process outside it (a
-service asked to start one, such as ``at`` or a user systemd) could run
+A job cannot leave its cgroup or the subtree by itself: only a process outside
+it (a service asked to start one, such as ``at`` or a user systemd) could run
 something for it, which no batch system sees either.
 """
 
@@ -26,8 +40,13 @@ import signal
 
 #: prctl's option that makes the calling process a subreaper of its orphaned descendants
 PR_SET_CHILD_SUBREAPER = 36
-#: most rounds of killing and waiting (each waits for what the round killed)
-ROUNDS = 50
+#: seconds ``end_all`` goes on killing a job's descendants without a cgroup before it
+#: gives up (a chain that keeps forking; the shepherd then serves no other task)
+GIVE_UP_AFTER = 30.0
+#: the folder of the tasks' cgroups under the cgroup2 mount
+BASE = "gridtools"
+#: the jobs whose leftovers ``end_all`` could not end (the shepherd then serves no other task)
+STRAYS = []
 
 _SUBREAPER = []
 
@@ -84,10 +103,17 @@ class Usage:
 
     def __init__(self):
         self.count = 0
+        self.stuck = False
+        self.cgroup_cpu = None          # (user, system) seconds of the task's cgroup, when it has one
         self.ru_utime = self.ru_stime = 0.0
         self.ru_maxrss = 0
         for name in self.FIELDS:
             setattr(self, name, 0)
+
+    def merge(self, other):
+        """Add what ``other`` (a Usage) counted."""
+        self.add(other)
+        self.count += other.count - 1
 
     def add(self, rusage):
         self.count += 1
@@ -98,25 +124,182 @@ class Usage:
             setattr(self, name, getattr(self, name) + getattr(rusage, name))
 
 
-def end_all(root=None):
-    """Kill every process left below ``root`` (this process by default) and wait for
-    those that are its children; their usage (``Usage``). Children that had ended
-    already are waited for too."""
+def end_all(root=None, tracker=None):
+    """Kill every process left below ``root`` (this process by default), or in the
+    task's cgroup (``tracker``), and wait for those that are its children; their usage
+    (``Usage``). Children that had ended already are waited for too. ``Usage.stuck``
+    is true when some could not be ended (without a cgroup, after GIVE_UP_AFTER)."""
+    import time
     root = os.getpid() if root is None else root
     usage = Usage()
+    if tracker is not None:
+        tracker.kill()
     if root == os.getpid() and not _children_left(usage):
         return usage                    # (no child: no descendant either, as this is their subreaper)
-    for _ in range(ROUNDS):
+    end = time.monotonic() + GIVE_UP_AFTER
+    while True:
         left = descendants(root)
+        if tracker is not None:
+            left |= set(tracker.pids())
         for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        _reap(usage, block=bool(left))
+        _reap(usage, block=bool(left) and root == os.getpid())
         if not left:
-            break
-    return usage
+            return usage
+        if time.monotonic() > end:
+            usage.stuck = True
+            return usage
+
+
+def reap_others(job_pid, usage):
+    """Wait for the children of this process that ended, but ``job_pid`` (left to its
+    own wait); their usage added to ``usage``. A job's processes whose parent ended
+    are this process's children (its subreaper): their zombies must not pile up."""
+    while True:
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+        if info is None or info.si_pid == job_pid:
+            return
+        try:
+            _pid, _status, rusage = os.wait4(info.si_pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        if _pid:
+            usage.add(rusage)
+
+
+class Tracker:
+    """The task's cgroup in the cgroup2 hierarchy (see the module's docstring)."""
+
+    def __init__(self, path, home):
+        self.path = path
+        self.home = home                # the folder of the shepherd's own cgroup
+
+    @classmethod
+    def make(cls, name):
+        """A new cgroup ``name`` for a task, or None (not root, no cgroup2 file system,
+        a folder that cannot be made)."""
+        if os.geteuid() != 0:
+            return None
+        mount = _cgroup2_mount()
+        if mount is None:
+            return None
+        base = os.path.join(mount, BASE)
+        try:
+            os.makedirs(base, 0o755, exist_ok=True)
+            path = os.path.join(base, name)
+            try:
+                os.mkdir(path, 0o755)
+            except FileExistsError:
+                pass
+        except OSError:
+            return None
+        return cls(path, os.path.join(mount, _own_cgroup()))
+
+    @property
+    def procs_file(self):
+        return os.path.join(self.path, "cgroup.procs")
+
+    def enter(self):
+        """Move this process into the cgroup (what it starts next is in it); False when
+        that failed."""
+        return _write(self.procs_file, str(os.getpid()))
+
+    def leave(self):
+        """Move this process back to its own cgroup."""
+        return _write(os.path.join(self.home, "cgroup.procs"), str(os.getpid()))
+
+    def pids(self):
+        try:
+            with open(self.procs_file, encoding="ascii") as fh:
+                return [int(word) for word in fh.read().split()]
+        except (OSError, ValueError):
+            return []
+
+    def cpu(self):
+        """(user, system) seconds the cgroup's processes used, from ``cpu.stat``; None
+        when it cannot be read."""
+        try:
+            with open(os.path.join(self.path, "cpu.stat"), encoding="ascii") as fh:
+                fields = dict(line.split() for line in fh if len(line.split()) == 2)
+            return int(fields["user_usec"]) / 1e6, int(fields["system_usec"]) / 1e6
+        except (OSError, KeyError, ValueError):
+            return None
+
+    def kill(self):
+        """Have the kernel kill every process in the cgroup (``cgroup.kill``), or freeze
+        it and kill them where the kernel has no ``cgroup.kill``."""
+        if _write(os.path.join(self.path, "cgroup.kill"), "1"):
+            return
+        frozen = _write(os.path.join(self.path, "cgroup.freeze"), "1")
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if frozen:
+            _write(os.path.join(self.path, "cgroup.freeze"), "0")
+
+    def remove(self):
+        """Remove the emptied cgroup (its last processes may take a moment to go)."""
+        import time
+        for _ in range(200):
+            try:
+                os.rmdir(self.path)
+                return True
+            except FileNotFoundError:
+                return True
+            except OSError:
+                if self.pids():
+                    self.kill()
+                time.sleep(0.005)
+        return False
+
+
+def _write(path, text):
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        os.write(fd, text.encode())
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _cgroup2_mount(mounts="/proc/self/mounts"):
+    """Where the cgroup2 file system is mounted, or None."""
+    try:
+        with open(mounts, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                fields = line.split()
+                if len(fields) > 2 and fields[2] == "cgroup2":
+                    return fields[1].replace("\\040", " ")
+    except OSError:
+        pass
+    return None
+
+
+def _own_cgroup():
+    """This process's cgroup in the cgroup2 hierarchy (relative to its mount)."""
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("0::"):
+                    return line[3:].strip().lstrip("/")
+    except OSError:
+        pass
+    return ""
 
 
 def _children_left(usage):

@@ -77,6 +77,9 @@ class Shepherd:
         self.transfers = {}             # when its file copying reached each stage (_note_transfer)
         self.earlier_usage = {}         # CPU times of the runs before a self-checkpoint's restart
         self.cgroup = None              # the job's memory cgroup (exec.cgroups), once made
+        self.tracker = None             # the task's cgroup that no process of the job leaves (leftovers)
+        self.reaped = leftovers.Usage()  # what the job's orphans used, waited for while it ran
+        self.cpu_before = None          # the CPU time of the task's cgroup when the run began
 
     def record_group(self, pgid):
         """Note in the lock the process group this shepherd runs (the job, a prolog ...;
@@ -176,6 +179,10 @@ class Shepherd:
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
             leftovers.end_all()                 # (what a procedure left running)
+            if self.tracker is not None:
+                if not self.tracker.remove():
+                    self.trace(f"cannot remove the cgroup {self.tracker.path}")
+                self.tracker = None
             if self.cgroup is not None:
                 self.plan.pop("cgroup_procs", None)
                 if not self.cgroup.remove():
@@ -413,13 +420,22 @@ class Shepherd:
     def _run_job(self):
         """Start the job and see it to its end; False when it could not be started."""
         self.trace("starting job")
-        pid = failure = None
+        pid = failure = errpipe = None
         self._make_cgroup()
         leftovers.become_subreaper()    # (what the job leaves running stays below this process)
-        if self.cgroup is None and jobproc.can_spawn_directly(self.plan):
-            pid, failure = jobproc.spawn_directly(self.plan)
-        if pid is None and failure is None:
-            pid, errpipe = jobproc.spawn_job(self.plan)
+        if self.tracker is None:
+            self.tracker = leftovers.Tracker.make(f"{self.plan['job_id']}.{self.plan['task']}.{os.getpid()}")
+        entered = self.tracker is not None and self.tracker.enter()     # (the job starts in it)
+        self.cpu_before = self.tracker.cpu() if entered else None       # (a run before it counted its own)
+        try:
+            if self.cgroup is None and jobproc.can_spawn_directly(self.plan):
+                pid, failure = jobproc.spawn_directly(self.plan)
+            if pid is None and failure is None:
+                pid, errpipe = jobproc.spawn_job(self.plan)
+        finally:
+            if entered:
+                self.tracker.leave()
+        if failure is None and errpipe is not None:
             self.record_group(pid)
             failure = self._await_start(pid, errpipe)
         self.trace(f"job pid {pid} " + ("failed to start" if failure else "executing"))
@@ -531,8 +547,11 @@ class Shepherd:
             res["failed"] = FAILED_KILLED
             res["failed_reason"] = self.killed_by
         usage = res["usage"]
-        usage["ru_utime"] = rusage.ru_utime + left.ru_utime + self.earlier_usage.get("ru_utime", 0.0)
-        usage["ru_stime"] = rusage.ru_stime + left.ru_stime + self.earlier_usage.get("ru_stime", 0.0)
+        utime, stime = rusage.ru_utime + left.ru_utime, rusage.ru_stime + left.ru_stime
+        if left.cgroup_cpu is not None and sum(left.cgroup_cpu) > utime + stime:
+            utime, stime = left.cgroup_cpu      # (children nobody waited for counted too)
+        usage["ru_utime"] = utime + self.earlier_usage.get("ru_utime", 0.0)
+        usage["ru_stime"] = stime + self.earlier_usage.get("ru_stime", 0.0)
         usage["ru_maxrss"] = int(max(rusage.ru_maxrss, left.ru_maxrss))
         for name in leftovers.Usage.FIELDS:
             usage[name] = int(getattr(rusage, name)) + int(getattr(left, name))
@@ -560,9 +579,11 @@ class Shepherd:
         pidfd = os.pidfd_open(pid)
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.set_wakeup_fd(wfd)
+        chld = signal.signal(signal.SIGCHLD, _woken)    # (an orphan of the job that ended wakes it)
         waited = [pidfd, rfd] + ([oom] if oom is not None else [])
         try:
             while True:
+                leftovers.reap_others(pid, self.reaped)
                 timeout = max(0.0, min(timers.next_due(), monitor.next_due()) - time.time())
                 ready, _, _ = select.select(waited, [], [], timeout)
                 if rfd in ready:
@@ -589,11 +610,27 @@ class Shepherd:
                         self._kernel_killed(None, group, exited=True)
                     if group is not None:
                         group.kill_all()        # (what the job left running ends with it)
-                    return status, rusage, leftovers.end_all()
+                    return status, rusage, self._end_leftovers()
         finally:
+            signal.signal(signal.SIGCHLD, chld)
             signal.set_wakeup_fd(-1)
             for fd in (pidfd, rfd, wfd):
                 os.close(fd)
+
+    def _end_leftovers(self):
+        """End what the job left running (``leftovers.end_all``); the usage of all its
+        processes but its own: those ended now, those waited for while it ran, and,
+        from its cgroup, the CPU time of those nobody waited for."""
+        left = leftovers.end_all(tracker=self.tracker)
+        left.merge(self.reaped)
+        self.reaped = leftovers.Usage()
+        if left.stuck:
+            leftovers.STRAYS.append(self.plan["job_id"])
+            self.trace("some processes the job left could not be ended")
+        now = self.tracker.cpu() if self.tracker is not None else None
+        if now is not None and self.cpu_before is not None:
+            left.cgroup_cpu = (now[0] - self.cpu_before[0], now[1] - self.cpu_before[1])
+        return left
 
     def _kernel_killed(self, pid, group, exited=False):
         """The kernel killed a process of the job in its cgroup for going over its limit:
@@ -862,8 +899,13 @@ CONTROL = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal
 
 def reusable(plan):
     """True when this process may serve another task after ``plan``'s: nothing of the
-    task changed it for good (a job started directly takes the shepherd's nice value)."""
-    return not plan.get("nice")
+    task changed it for good (a job started directly takes the shepherd's nice value),
+    and no job of it left processes that could not be ended (``leftovers.STRAYS``)."""
+    return not plan.get("nice") and not leftovers.STRAYS
+
+
+def _woken(_signum, _frame):
+    """SIGCHLD while a job runs: the wake-up descriptor has its byte; nothing else."""
 
 
 def main(plan, task_dir, reuse=False):
