@@ -33,6 +33,11 @@ def test_a_job_may_not_count_for_another_user(cell, users, workdir):
         assert (proc.returncode, proc.stderr) == (1, WORDS.format(user=user, owner=alice)), lines
         assert "submitted to cluster" not in proc.stdout
     assert _groups(cell, alice) == []
+    # an expression that names alice now, and bob once another attribute changes
+    proc = _submit(cell, workdir, alice, f'+AccountingGroup = ifThenElse(isUndefined(Flip), "{alice}", "{bob}")\n')
+    assert (proc.returncode, proc.stderr) == (1, "ERROR: AccountingGroup must be a literal string: only a queue "
+                                                 "super user (QUEUE_SUPER_USERS) may give it as an expression\n")
+    assert _groups(cell, alice) == []
     for lines in ("accounting_group = group_x\n", f"accounting_group_user = {alice}\n",
                   '+AccountingGroup = "group_physics"\n'):
         proc = _submit(cell, workdir, alice, lines)
@@ -48,6 +53,10 @@ def test_condor_qedit_may_not_charge_another_user(cell, users, workdir):
     refused = cell.run("condor_qedit", cluster, "AccountingGroup", f'"group_x.{bob}"', user=alice)
     assert refused.returncode != 0
     assert f"accounting_group_user {bob} is not the job's owner {alice}" in refused.stdout + refused.stderr
+    assert _groups(cell, alice) == ["undefined"]
+    for value in ("MyGroup", f'strcat("group_x.", "{bob}")'):         # (no literal: refused)
+        refused = cell.run("condor_qedit", cluster, "AccountingGroup", value, user=alice)
+        assert refused.returncode != 0 and "must be a literal string" in refused.stdout + refused.stderr, value
     assert _groups(cell, alice) == ["undefined"]
     done = cell.run("condor_qedit", cluster, "AccountingGroup", f'"group_x.{alice}"', user=alice)
     assert done.returncode == 0, done.stderr

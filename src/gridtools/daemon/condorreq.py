@@ -46,20 +46,27 @@ def queue_super_user(get, name):
 
 def accounting_refusal(get, owner, group, super_user=None):
     """Why a job of ``owner`` may not count for the accounting group name ``group`` (its
-    AccountingGroup: ``group.user``, or a name alone), or None. Its user part must be
+    AccountingGroup: ``group.user``, or a name alone; an expression that is no literal
+    string is refused to all but a queue super user, as what it evaluates to could change
+    with the job's other attributes), or None. Its user part must be
     the owner: else a user could spend another's fair share (their usage and priority),
     as HTCondor leaves to an administrator's transforms to forbid (AssignAccountingGroup).
     A name alone may also be a group of GROUP_NAMES (the group's own share, which its
     quota bounds), and a name whose group part is one (``group_physics.alice``) names
     its user after the dot. A queue super user (QUEUE_SUPER_USERS, ``super_user``: the
     answer when known) may name anybody."""
-    if not isinstance(group, str) or not group:
+    if super_user is None:
+        super_user = queue_super_user(get, owner)
+    if not isinstance(group, str):
+        if group is None or super_user:
+            return None
+        return ("AccountingGroup must be a literal string: only a queue super user (QUEUE_SUPER_USERS) "
+                "may give it as an expression")
+    if not group:
         return None
     groups = configured(get, ("GROUP_NAMES",))
     user = group.rpartition(".")[2]
-    if user == owner or group.lower() in groups:
-        return None
-    if super_user if super_user is not None else queue_super_user(get, owner):
+    if user == owner or group.lower() in groups or super_user:
         return None
     return (f"accounting_group_user {user} is not the job's owner {owner}: only a queue super user "
             "(QUEUE_SUPER_USERS) may charge another user's usage")
@@ -217,8 +224,9 @@ def qedit(state, dispatcher, req, now):
         except Exception:  # noqa: BLE001 - any syntax error
             return 1, "", f"Update aborted, illegal value for : {name}\n"
         if name.lower() == "accountinggroup":
-            from gridtools.classad import ClassAd
-            why = accounting_refusal(get, user_name(req.uid), value.eval(ClassAd()), super_user)
+            from gridtools.classad.nodes import Literal
+            why = accounting_refusal(get, user_name(req.uid), value.value if isinstance(value, Literal) else value,
+                                     super_user)
             if why is not None:
                 return 1, "", f"Update of attribute \"{name}\" is not allowed: {why}\n"
 

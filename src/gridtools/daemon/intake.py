@@ -283,17 +283,22 @@ def _accounting(state, spec, uid):
     submitted (before the cell's transforms, an administrator's): ``condorreq.
     accounting_refusal`` of each proc's AccountingGroup; None when every one may."""
     from gridtools import jobads
+    from gridtools.classad.nodes import Literal
     from gridtools.daemon.condorreq import accounting_refusal, queue_super_user
     get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
     owner, super_user = user_name(uid), None
     for text in dict.fromkeys(spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]):
-        group = jobads.parsed_ad(text).eval("AccountingGroup") if text else None
-        if isinstance(group, str) and group and group.rpartition(".")[2] != owner:
-            if super_user is None:
-                super_user = queue_super_user(get, owner)
-            why = accounting_refusal(get, owner, group, super_user)
-            if why is not None:
-                return why
+        expr = jobads.parsed_ad(text).lookup("AccountingGroup") if text else None
+        if expr is None:
+            continue
+        group = expr.value if isinstance(expr, Literal) else expr
+        if isinstance(group, str) and group.rpartition(".")[2] == owner:
+            continue
+        if super_user is None:
+            super_user = queue_super_user(get, owner)
+        why = accounting_refusal(get, owner, group, super_user)
+        if why is not None:
+            return why
     return None
 
 

@@ -369,15 +369,15 @@ def check_requirements(clusters, opts):
 
 
 def foreign_accounting(clusters, owner):
-    """True when a job names an accounting group whose user is not its owner: the daemon
-    decides whether the owner may (``daemon.condorreq.accounting_refusal``), and this
-    command waits for its word."""
+    """True when a job names an accounting group whose user is not its owner, or gives it
+    as an expression: the daemon decides whether the owner may
+    (``daemon.condorreq.accounting_refusal``), and this command waits for its word."""
     for _cluster, ads in clusters:
         for ad in ads:
             if "AccountingGroup" in ad:
-                group = ad.eval("AccountingGroup")
-                if isinstance(group, str) and group and group.rpartition(".")[2] != owner:
-                    return True
+                group = ad.eval("AccountingGroup") if ad.plain("AccountingGroup") else None
+                if not isinstance(group, str) or group.rpartition(".")[2] != owner:
+                    return True         # (another user, or an expression: the daemon says)
     return False
 
 
