@@ -14,6 +14,7 @@ from gridtools.daemon import apply, auth, condorjob, jobreq
 from gridtools.daemon.state import user_name
 from gridtools.formats import spoolyaml
 from gridtools.model.job import TaskState
+from gridtools.model.taskset import select
 from gridtools.spool import rows
 
 #: attributes condor_qedit may not change (HTCondor's immutable and protected job attributes)
@@ -89,8 +90,7 @@ def _numbers(job, target):
     numbers = job.made()
     if not target.get("tasks"):
         return list(numbers)
-    wanted = [range(a, b + 1, s) for a, b, s in target["tasks"]]
-    return [n for n in numbers if any(n in r for r in wanted)]
+    return select(numbers, target["tasks"])
 
 
 def _answer(target, **found):

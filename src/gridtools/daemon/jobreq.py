@@ -20,7 +20,7 @@ with a ``count`` (``outcomes_text``).
 from gridtools.daemon import apply, auth, condorjob, journal
 from gridtools.daemon.state import user_name
 from gridtools.model.job import TaskState
-from gridtools.model.taskset import RangeBuilder
+from gridtools.model.taskset import RangeBuilder, select
 from gridtools.spool import rows
 
 #: more untouched tasks than this are deleted with the job as a whole, without a record each
@@ -156,8 +156,7 @@ def select_tasks(job, tasks):
     numbers = job.made()
     if not tasks:
         return list(numbers)
-    wanted = [range(first, last + 1, step) for first, last, step in tasks]
-    return [n for n in numbers if any(n in r for r in wanted)]
+    return select(numbers, tasks)
 
 
 def _merged_runs(runs, untouched):

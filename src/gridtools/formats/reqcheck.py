@@ -85,8 +85,21 @@ def _as_given(value, _field):
     return value
 
 
+#: most ranges with a step other than 1 all the targets of one request may name together
+#: (each costs up to the job's tasks to apply: ``model.taskset.select``)
+MAX_STEPPED = 10_000
+
+
 def _targets():
-    return jc.list_of(target, MAX_TARGETS)
+    each = jc.list_of(target, MAX_TARGETS)
+
+    def checked(value, field):
+        found = each(value, field)
+        stepped = sum(1 for t in found for r in (t.get("tasks") or ()) if r[2] != 1)
+        if stepped > MAX_STEPPED:
+            raise Invalid(f'field "{field}" names {stepped} task ranges with a step: at most {MAX_STEPPED}')
+        return found
+    return checked
 
 
 #: keys every request may carry

@@ -7,10 +7,57 @@ behaves as the sorted sequence of those numbers (iteration, ``len``, ``in``,
 truth) without ever listing them. ``TaskHolds`` answers "which hold letters
 apply to task n" from the job-level letters and the few tasks with letters
 of their own. ``RangeBuilder`` writes numbers or runs as the compact
-``[[first, last, step], ...]`` lists qstat shows (``1-1000000:1``).
+``[[first, last, step], ...]`` lists qstat shows (``1-1000000:1``). ``select``
+picks the numbers of a sequence that a list of ranges names.
 """
 
 import bisect
+
+
+def select(numbers, ranges):
+    """The numbers of ``numbers`` (ascending) that one of ``ranges`` ((first, last, step)
+    each, as a command's ``-t`` gives them) names, in order. Its cost grows with the
+    numbers and the ranges added, not with their product (a request may name a
+    thousand ranges for a cluster of thousands of procs): each range of step 1 marks the
+    ends of its stretch of ``numbers`` (found by bisection) and one pass adds them up;
+    stepped ranges of the same step and the same numbers modulo it are merged first,
+    and the members of each merged one within reach are looked up once."""
+    made = numbers if isinstance(numbers, list) else list(numbers)
+    if not made:
+        return []
+    marks = [0] * (len(made) + 1)
+    classes = {}
+    for first, last, step in ranges:
+        if step == 1:
+            i, j = bisect.bisect_left(made, first), bisect.bisect_right(made, last)
+            if i < j:
+                marks[i] += 1
+                marks[j] -= 1
+        elif first <= last:
+            classes.setdefault((step, first % step), []).append((first, last))
+    chosen = set()
+    if classes:
+        present, low, high = set(made), made[0], made[-1]
+        for (step, residue), spans in classes.items():
+            spans.sort()
+            end = None
+            for first, last in spans:
+                if end is not None and first <= end:    # (from the member after the part looked at)
+                    first = end + 1 + (residue - end - 1) % step
+                if first > last:
+                    continue
+                end = max(end, last) if end is not None else last
+                if last < low or first > high:
+                    continue
+                if first < low:
+                    first += (low - first + step - 1) // step * step
+                chosen.update(n for n in range(first, min(last, high) + 1, step) if n in present)
+    found, depth = [], 0
+    for k, number in enumerate(made):
+        depth += marks[k]
+        if depth > 0 or number in chosen:
+            found.append(number)
+    return found
 
 
 #: whole ranges made so far, shared (at most _WHOLE_KEPT remembered)
