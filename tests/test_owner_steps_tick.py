@@ -111,3 +111,23 @@ def test_compiling_long_request_patterns_spends_their_owners_steps(ticking, monk
     assert "took the 1000 ClassAd evaluation steps a pass gives one owner (OWNER_MATCH_STEPS)" in info, info
     daemon.tick(now=time.time() + 3601)
     assert fake.running() == [(first, 1), (second, 1)]
+
+
+def test_compiling_long_queue_lists_spends_their_owners_steps(ticking, monkeypatch):
+    """Grid Engine jobs naming hundreds of queue specs (wildcards, each naming the cell's one
+    queue instance) that differ: compiling
+    them is charged to their owner as long request patterns are, and the owner's next
+    such job waits for the next pass."""
+    import time
+    from gridtools.daemon import loop
+    cell, daemon, fake = ticking
+    monkeypatch.setattr(loop, "PUT_OFF_PAUSE", 3600.0)
+    set_params(cell, daemon, "OWNER_MATCH_STEPS=100")
+    jobs = [int(cell.run("qsub", "-terse", "-q", ",".join(f"{head}.q@{'*' * n}" for n in range(1, 301)),
+                         "-b", "y", "true", cwd="/tmp", check=True).stdout) for head in ("a*", "al*")]
+    daemon.tick()
+    assert fake.running() == [(jobs[0], 1)]
+    out = cell.run("qstat", "-j", str(jobs[1]), check=True).stdout
+    assert "took the 100 ClassAd evaluation steps a pass gives one owner" in out[out.index("scheduling info:"):]
+    daemon.tick(now=time.time() + 3601)
+    assert fake.running() == [(jobs[0], 1), (jobs[1], 1)]

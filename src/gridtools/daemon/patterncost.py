@@ -1,5 +1,9 @@
 """What compiling a Grid Engine job's request patterns costs its owner in a pass.
 
+(And its queue lists: a job naming more than MANY_SPECS queue specs with -q or
+-masterq, each a wildcard pattern, at most MAX_QUEUE_SPECS in a list, has them
+compiled and charged as its long request patterns are.)
+
 A string request (``-l hostname=a*|b?|!c``, ``arch``, ``qname`` ...) is a
 wildcard pattern, compiled once into an expression and kept
 (``model.resources``), but only so many are kept, and one of the longest a
@@ -23,6 +27,7 @@ from dataclasses import replace
 
 from gridtools.classad.budget import taken_seconds
 from gridtools.model.resources import prepare
+from gridtools.sched.queues import prepare_specs
 from gridtools.sched.evalbudget import mark
 
 #: a request value shorter than this (characters) compiles in a few microseconds: not charged
@@ -39,14 +44,22 @@ _LONG_ASKS = {}
 KEPT = 65536
 
 
-def _long_asks(job):
+#: a job naming more queue specs than this (-q, -masterq) has them compiled and charged
+MANY_SPECS = 16
+
+
+def _costly(job):
+    """(the request's asks with long patterns, its queue specs when it names many): what
+    compiling costs, remembered by request (jobs of one category share theirs)."""
     request = job.request
     found = _LONG_ASKS.get(request)
     if found is None:
         if len(_LONG_ASKS) >= KEPT:
             _LONG_ASKS.clear()
-        found = _LONG_ASKS[request] = tuple(ask for ask in request.hard + request.soft
-                                            if isinstance(ask.value, str) and len(ask.value) >= LONG)
+        specs = request.hard_queues + request.soft_queues + request.master_queues
+        found = _LONG_ASKS[request] = (tuple(ask for ask in request.hard + request.soft
+                                             if isinstance(ask.value, str) and len(ask.value) >= LONG),
+                                       specs if len(specs) > MANY_SPECS else ())
     return found
 
 
@@ -58,8 +71,8 @@ def charge(snap, budget):
     for job in budget.first(snap.jobs, _job_id):
         if not job.tasks or job.held_all or (snap.put_off and job.id in snap.put_off):
             continue
-        asks = _long_asks(job)
-        if not asks:
+        asks, specs = _costly(job)
+        if not asks and not specs:
             continue
         if budget.over(job.owner):
             put_off[job.id] = None
@@ -69,6 +82,8 @@ def charge(snap, budget):
         for ask in asks:
             cx = complexes.get(ask.name)
             seconds += prepare(ask.value, cx is not None and cx.type.folds_case)
+        if specs:
+            seconds += prepare_specs(specs)
         taken_seconds(seconds)
         budget.charge(job.owner, since, matching=False)
     if not put_off:

@@ -151,6 +151,9 @@ def line(value, field):
 #: longest value of a -l resource request: the scheduler matches it with the hosts'
 #: values at every pass (a pattern of many alternatives costs each time)
 MAX_REQUEST = 16384
+#: most queue specs one -q (hard or soft) or -masterq list may hold (each a wildcard pattern
+#: the scheduler matches with every queue instance, every pass)
+MAX_QUEUE_SPECS = 1024
 
 
 def request_value(value, field):
@@ -409,8 +412,8 @@ FIELDS = {
     "user_hold": boolean, "hold_jid": hold_list,
     "hold_jid_ad": hold_list,
     "start_at": optional(moment), "deadline": optional(moment), "tasks": optional(task_range),
-    "tc": optional(integer(0, MAX_TASK_ID)), "queues": hard_soft(list_of(word), list),
-    "resources": hard_soft(mapping(word, request_value), dict), "masterq": list_of(word),
+    "tc": optional(integer(0, MAX_TASK_ID)), "queues": hard_soft(list_of(word, MAX_QUEUE_SPECS), list),
+    "resources": hard_soft(mapping(word, request_value), dict), "masterq": list_of(word, MAX_QUEUE_SPECS),
     "pe": optional(pe_request), "project": optional(object_name), "account": account,
     "ar": optional(integer(1, MAX_JOB_ID)), "reserve": boolean, "notify": boolean,
     "rerun": optional(boolean), "mail_options": mail_letters, "mail_list": list_of(line),
