@@ -92,3 +92,28 @@ def test_a_job_begins_at_its_deferral_time_and_may_be_removed_meanwhile(cell, wo
     assert EventType.EXECUTE not in [e.type for e in logged(workdir) if e.cluster == later]
     assert not os.path.exists(out)
     assert cell.run("condor_status", "-af", "HasJobDeferral").stdout.split() == ["true", "true"]
+
+
+def test_a_cron_cluster_s_deferral_window_is_read_once_not_for_every_proc(ticking, monkeypatch):
+    """A DeferralWindow given as an expression that takes long to evaluate, on a cron
+    cluster of many procs: the window is read once for the cluster (its procs share
+    it), not for every proc at every evaluation of the periodic expressions, which would
+    hold the daemon up for everybody."""
+    from gridtools.classad import ClassAd
+    from gridtools.daemon import condorjob
+    cell, daemon, _fake = ticking
+    evaluated = []
+    original = ClassAd.eval
+
+    def counting(ad, name, target=None):
+        if name == "DeferralWindow":
+            evaluated.append(name)
+        return original(ad, name, target)
+    cluster = condor_submit(cell, daemon, "executable = /bin/true\ncron_minute = *\nrequirements = False\n"
+                                          "+DeferralWindow = 10 + 20\nqueue 40\n")
+    monkeypatch.setattr(ClassAd, "eval", counting)
+    daemon.tick()
+    for _ in range(3):
+        condorjob.periodic(daemon.state, daemon.dispatcher, time.time())
+    assert len(evaluated) <= 1
+    assert all("deferral" in info for info in daemon.state.jobs[cluster].condor["tasks"].values())

@@ -476,14 +476,24 @@ def schedule_crons(state, job, now, numbers=None, force=False):
             changed = apply.condor_hold(state, None, job, number, [reason, HOLD_INVALID_CRON, 0], now) or changed
             continue
         last = mine.get("deferral")
-        window = _int(proc_ad(job, number).eval("DeferralWindow"))
-        if last is not None and now <= last + window and not force:
+        if last is not None and now <= last + _deferral_window(job) and not force:
             continue
         mine["deferral"] = schedule.next_time(now)
         changed = True
     if changed:
         state.touch(job)
     return changed
+
+
+def _deferral_window(job):
+    """The job's DeferralWindow (seconds; 0 without one), read once until the job changes:
+    a literal (what condor_submit's ``deferral_window`` writes) as it is, an expression
+    evaluated once with its first proc's ad (its procs share one window), so that a
+    costly expression does not cost it again for every proc and every evaluation."""
+    found = job.cache.get("deferral_window")
+    if found is None:
+        found = job.cache["deferral_window"] = _int(proc_ad(job, job.numbers()[0]).eval("DeferralWindow"))
+    return found
 
 
 def deferral_of(job, number, ad=None):
