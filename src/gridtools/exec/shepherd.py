@@ -8,7 +8,8 @@ a daemon restart); a shepherd forked as a spare then waits for another task
 creates TMPDIR, runs the queue prolog, the PE start procedure, the job (as
 the job owner when the shepherd runs as root), the PE stop procedure and the
 epilog (what the job leaves running when it ends, in whatever session or
-process group, is ended with it and counted in its usage: ``exec.leftovers``); enforces wall-clock and CPU limits (soft: SIGUSR1 or SIGXCPU, hard:
+process group, is ended with it and counted in its usage: ``exec.leftovers``);
+enforces wall-clock and CPU limits (soft: SIGUSR1 or SIGXCPU, hard:
 SIGKILL) and memory limits (setrlimit); records usage (wall clock, CPU,
 maximum virtual memory), reporting what the job has used so far in the
 task's ``usage`` file as it runs (and, for an HTCondor job that moves its
@@ -574,7 +575,7 @@ class Shepherd:
             self.trace("the job is not in its memory cgroup: its memory is sampled")
         sampled = int(limit["mb"]) << 20 if limit.get("mb") and group is None else None
         monitor = meter.UsageMonitor(pid, plan["cwd"], scratch.get("measure"), sampled,
-                                       often=group is not None and limit.get("mb"))
+                                     often=group is not None and limit.get("mb"))
         oom = group.oom_events() if group is not None and limit.get("mb") else None
         pidfd = os.pidfd_open(pid)
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
