@@ -11,9 +11,14 @@ import time
 from conftest import wait_for
 from qtools import jid_of
 
+#: a busy loop that says when it has used BUSY seconds of CPU, and goes on
+BUSY = 0.6
+LOOP = ("import time, sys\nwhile time.process_time() < %s: pass\nopen(sys.argv[1], 'w').close()\n"
+        "while True: pass\n" % BUSY)
+
 ESCAPES = textwrap.dedent("""\
     #!/bin/sh
-    setsid sh -c 'while :; do :; done' &
+    setsid /usr/bin/python3 -c "{loop}" {busy} &
     echo $! >> {pids}
     nohup sleep 301 > /dev/null 2>&1 &
     echo $! >> {pids}
@@ -42,9 +47,10 @@ def _state(pid):
 
 def _script(workdir, name, rest):
     pids, ready = os.path.join(workdir, f"{name}.pids"), os.path.join(workdir, f"{name}.ready")
+    busy = os.path.join(workdir, f"{name}.busy")
     path = os.path.join(workdir, f"{name}.sh")
     with open(path, "w") as fh:
-        fh.write(ESCAPES.format(pids=pids, ready=ready, rest=rest))
+        fh.write(ESCAPES.format(pids=pids, ready=ready, rest=rest.format(busy=busy), loop=LOOP, busy=busy))
     os.chmod(path, 0o755)
     return path, pids, ready
 
@@ -61,13 +67,13 @@ def _cpu(cell, jid):
 
 def test_what_a_job_leaves_running_ends_with_it_and_is_accounted(cell, users, workdir):
     alice = users[0]
-    path, pids, _ready = _script(workdir, "end", "sleep 2")
+    path, pids, _ready = _script(workdir, "end", "while [ ! -e {busy} ]; do sleep 0.1; done")
     jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", path, user=alice, cwd=workdir))
     left = _pids(pids)
     assert all(_alive(pid) for pid in left)
     cell.wait_finished(jid, timeout=30)
     assert wait_for(lambda: not any(_alive(pid) for pid in left), timeout=10), [p for p in left if _alive(p)]
-    assert _cpu(cell, jid) >= 1.0           # (the busy loop's two seconds or so)
+    assert _cpu(cell, jid) >= BUSY          # (what the busy loop used before the job ended)
 
 
 def test_qdel_ends_what_the_job_left_outside_its_process_group(cell, users, workdir):
@@ -190,13 +196,16 @@ def test_cpu_of_children_nobody_waited_for_is_accounted(cell, users, workdir):
     path = _python_job(workdir, "ignored", """\
         import os, signal, time
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        done = {done!r}
         if os.fork() == 0:
-            end = time.time() + 1.5
-            while time.time() < end:
+            while time.process_time() < 1.0:
                 pass
+            open(done, "w").close()
             os._exit(0)
-        time.sleep(2)
-        """)
+        while not os.path.exists(done):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        """.format(done=os.path.join(workdir, "ignored.done")))
     jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", "-b", "y", path, user=users[0], cwd=workdir))
-    cell.wait_finished(jid, timeout=30)
+    cell.wait_finished(jid, timeout=60)
     assert _cpu(cell, jid) >= 1.0
