@@ -21,7 +21,9 @@ def select(numbers, ranges):
     thousand ranges for a cluster of thousands of procs): each range of step 1 marks the
     ends of its stretch of ``numbers`` (found by bisection) and one pass adds them up;
     stepped ranges of the same step and the same numbers modulo it are merged first,
-    and the members of each merged one within reach are looked up once."""
+    and each merged one is looked at through its numbers or through the tasks within its
+    stretch, whichever are fewer (``-t 2-2000000000:2`` on a job of two tasks looks at
+    two)."""
     made = numbers if isinstance(numbers, list) else list(numbers)
     if not made:
         return []
@@ -51,7 +53,12 @@ def select(numbers, ranges):
                     continue
                 if first < low:
                     first += (low - first + step - 1) // step * step
-                chosen.update(n for n in range(first, min(last, high) + 1, step) if n in present)
+                last = min(last, high)
+                i, j = bisect.bisect_left(made, first), bisect.bisect_right(made, last)
+                if j - i < (last - first) // step + 1:     # (fewer tasks there than the range's numbers)
+                    chosen.update(n for n in made[i:j] if (n - first) % step == 0)
+                else:
+                    chosen.update(n for n in range(first, last + 1, step) if n in present)
     found, depth = [], 0
     for k, number in enumerate(made):
         depth += marks[k]
