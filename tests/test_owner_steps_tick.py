@@ -131,3 +131,20 @@ def test_compiling_long_queue_lists_spends_their_owners_steps(ticking, monkeypat
     assert "took the 100 ClassAd evaluation steps a pass gives one owner" in out[out.index("scheduling info:"):]
     daemon.tick(now=time.time() + 3601)
     assert fake.running() == [(jobs[0], 1), (jobs[1], 1)]
+
+
+def test_compiling_short_wildcard_patterns_spends_their_owners_steps_too(ticking, monkeypatch):
+    """Short -l patterns with wildcards, different in every job: each takes only some
+    microseconds to compile, but many would thrash the kept patterns; they are charged
+    as long ones are."""
+    import time
+    from gridtools.daemon import loop
+    cell, daemon, fake = ticking
+    monkeypatch.setattr(loop, "PUT_OFF_PAUSE", 3600.0)
+    set_params(cell, daemon, "OWNER_MATCH_STEPS=1")
+    first, second = (int(cell.run("qsub", "-terse", "-l", f"hostname={tag}zz[0-9]*|*", "-b", "y", "true",
+                                  cwd="/tmp", check=True).stdout) for tag in ("sa", "sb"))
+    daemon.tick()
+    assert fake.running() == [(first, 1)]
+    daemon.tick(now=time.time() + 3601)
+    assert fake.running() == [(first, 1), (second, 1)]

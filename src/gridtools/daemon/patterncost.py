@@ -8,19 +8,19 @@ A string request (``-l hostname=a*|b?|!c``, ``arch``, ``qname`` ...) is a
 wildcard pattern, compiled once into an expression and kept
 (``model.resources``), but only so many are kept, and one of the longest a
 request may be (``formats.jobcheck``) takes a tenth of a second or more to
-compile. A user with many pending jobs asking for long patterns that differ
-would have every pass compile them all again while the other users' jobs wait.
+compile. A user with many pending jobs asking for patterns that differ would
+have every pass compile them all again while the other users' jobs wait.
 
-So before the pass matches jobs, the daemon compiles the long patterns of each
-pending job's requests, in the order the budget gives (``sched.evalbudget``:
-the jobs put off in the last pass first), and charges the time to the job's
-owner as evaluation steps (``classad.budget.taken_seconds``): the same budget
-of OWNER_MATCH_STEPS that bounds the owner's ClassAd evaluations. Once an
-owner's budget is spent, its other jobs with long patterns are put off
-(``Snapshot.put_off``: not matched in this pass, with the reason
-``Why.OWNER_STEPS``) and taken first in the next. A pattern already kept costs
-next to nothing, so jobs whose patterns are short, or were compiled in an
-earlier pass, are matched as before.
+So before the pass matches jobs, the daemon compiles the patterns of each
+pending job's requests (the long ones, and any with a wildcard, a class or
+alternatives), in the order the budget gives (``sched.evalbudget``: the jobs
+put off in the last pass first), and charges the time to the job's owner as
+evaluation steps (``classad.budget.taken_seconds``): the same budget of
+OWNER_MATCH_STEPS that bounds the owner's ClassAd evaluations. Once an owner's
+budget is spent, its other such jobs are put off (``Snapshot.put_off``: not
+matched in this pass, with the reason ``Why.OWNER_STEPS``) and taken first in
+the next. A pattern already kept costs next to nothing, so jobs whose patterns
+were compiled in an earlier pass are matched as before.
 """
 
 from dataclasses import replace
@@ -30,8 +30,16 @@ from gridtools.model.resources import prepare
 from gridtools.sched.queues import prepare_specs
 from gridtools.sched.evalbudget import mark
 
-#: a request value shorter than this (characters) compiles in a few microseconds: not charged
+#: a request value this long (characters) is charged whatever it holds ...
 LONG = 256
+#: ... and one with any of these (a wildcard, a character class, alternatives) however
+#: short: only so many compiled patterns are kept, and many that differ would have every
+#: pass compile them again (a plain word compiles in microseconds: not charged)
+PATTERN_CHARS = frozenset("*?[|!")
+
+
+def _costly_value(value):
+    return isinstance(value, str) and (len(value) >= LONG or not PATTERN_CHARS.isdisjoint(value))
 
 
 def _job_id(job):
@@ -57,8 +65,7 @@ def _costly(job):
         if len(_LONG_ASKS) >= KEPT:
             _LONG_ASKS.clear()
         specs = request.hard_queues + request.soft_queues + request.master_queues
-        found = _LONG_ASKS[request] = (tuple(ask for ask in request.hard + request.soft
-                                             if isinstance(ask.value, str) and len(ask.value) >= LONG),
+        found = _LONG_ASKS[request] = (tuple(ask for ask in request.hard + request.soft if _costly_value(ask.value)),
                                        specs if len(specs) > MANY_SPECS else ())
     return found
 
