@@ -500,11 +500,14 @@ def limits_in(job_ad, machine_ad):
     return _limits_from(value) if isinstance(value, str) else ()
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=65536)
 def _limits_of(expr_text):
     """The limits of a ConcurrencyLimits expression evaluated on its own; None when its
     value is not a string then (an expression that reads attributes: see
-    ``limits_need_machine``), () when it is not an expression."""
+    ``limits_need_machine``), () when it is not an expression. Kept for as many texts as
+    a queue holds jobs that differ: an expression may take long to evaluate (to the
+    evaluation's budget), and one that differs in every job would otherwise be
+    evaluated again in every pass."""
     if not expr_text:
         return ()
     from gridtools.classad import ClassAdSyntaxError, parse
