@@ -209,3 +209,43 @@ def test_cpu_of_children_nobody_waited_for_is_accounted(cell, users, workdir):
     jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", "-b", "y", path, user=users[0], cwd=workdir))
     cell.wait_finished(jid, timeout=60)
     assert _cpu(cell, jid) >= 1.0
+
+
+PLUGIN = '''#!/usr/bin/python3
+import os, re, sys, time
+args = sys.argv[1:]
+if args == ["-classad"]:
+    sys.exit(0)
+if os.fork() == 0:                          # (a burner that leaves the plugin's session)
+    os.setsid()
+    if os.fork():
+        os._exit(0)
+    while True:
+        with open({alive!r}, "w") as fh:
+            fh.write(repr(time.time()))
+        time.sleep(0.05)
+infile, outfile = args[args.index("-infile") + 1], args[args.index("-outfile") + 1]
+with open(infile) as fh, open(outfile, "w") as out:
+    for line in fh:
+        url, local = re.findall(r'"([^"]*)"', line)
+        open(local, "w").close()
+        out.write(f'[ TransferSuccess = true; TransferUrl = "{{url}}"; TransferFileName = "{{local}}" ]\\n')
+'''
+
+
+def test_what_a_transfer_plugin_leaves_running_ends_with_the_task(cell, users, workdir):
+    """A job's own transfer plugin runs before the job, for its input files: a process it
+    leaves in a session of its own is in the task's cgroup too, and ends with the task."""
+    from condortools import submit
+    alive = os.path.join(workdir, "plugin.alive")
+    with open(os.path.join(workdir, "plugin.py"), "w") as fh:
+        fh.write(PLUGIN.format(alive=alive))
+    os.chmod(os.path.join(workdir, "plugin.py"), 0o755)
+    cluster = submit(cell, "executable = /bin/true\nshould_transfer_files = YES\ntransfer_plugins = burn=plugin.py\n"
+                           "transfer_input_files = burn://box/in.txt\nqueue\n", cwd=workdir, user=users[0])
+    assert wait_for(lambda: os.path.exists(alive))
+    assert wait_for(lambda: not cell.run("condor_q", str(cluster), "-af", "ClusterId").stdout.strip(), timeout=60)
+    time.sleep(0.3)
+    before = open(alive).read()
+    time.sleep(0.5)
+    assert open(alive).read() == before         # (nothing the plugin left is there to write it)

@@ -5,8 +5,9 @@ A job's processes may leave its process group and session (``setsid``,
 end of the job) misses them, and a process whose parent ended is taken in by
 init, out of reach of the job's accounting. So:
 
-- A shepherd running as root puts the task in a cgroup of its own in the
-  kernel's cgroup v2 hierarchy (``Tracker``: ``gridtools/<name>`` under where
+- A shepherd running as root puts the task (its job, and the processes it
+  forks for the task: file transfer and its plugins, prolog, epilog, PE
+  procedures) in a cgroup of its own in the kernel's cgroup v2 hierarchy (``Tracker``: ``gridtools/<name>`` under where
   cgroup2 is mounted, which needs no controller), which no process of the job
   can leave. When the job's own process has ended (it exited, or was killed by
   qdel, a limit or the end of its slot), ``end_all`` has the kernel kill
@@ -47,6 +48,22 @@ GIVE_UP_AFTER = 30.0
 BASE = "gridtools"
 #: the jobs whose leftovers ``end_all`` could not end (the shepherd then serves no other task)
 STRAYS = []
+#: the Tracker of the task this process runs (``adopt``), which the processes it forks
+#: for the task enter (``join``)
+_CURRENT = [None]
+
+
+def adopt(tracker):
+    """Make ``tracker`` (or None) the task's: ``join`` enters it."""
+    _CURRENT[0] = tracker
+
+
+def join():
+    """In a process forked for the task (a transfer's copying child, a prolog, an
+    epilog, a PE procedure), before it takes another identity: enter the task's cgroup,
+    so that what it starts, and leaves, ends with the task and counts for it."""
+    if _CURRENT[0] is not None:
+        _CURRENT[0].enter()
 
 _SUBREAPER = []
 

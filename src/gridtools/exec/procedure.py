@@ -190,6 +190,8 @@ def _procedure_child(plan, argv, env, cwd, owner, account, fds, wfd):
 
 def _start_procedure(plan, argv, env, cwd, owner, account, fds):
     """The procedure's side of its start (``_procedure_child``)."""
+    from gridtools.exec import leftovers
+    leftovers.join()
     os.setsid()
     for sig in DEFAULT_SIGNALS:
         signal.signal(sig, signal.SIG_DFL)

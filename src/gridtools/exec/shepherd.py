@@ -79,6 +79,7 @@ class Shepherd:
         self.earlier_usage = {}         # CPU times of the runs before a self-checkpoint's restart
         self.cgroup = None              # the job's memory cgroup (exec.cgroups), once made
         self.tracker = None             # the task's cgroup that no process of the job leaves (leftovers)
+        self.transferring = False       # its files are being copied (a removal ends the copying)
         self.reaped = leftovers.Usage()  # what the job's orphans used, waited for while it ran
         self.cpu_before = None          # the CPU time of the task's cgroup when the run began
 
@@ -147,6 +148,9 @@ class Shepherd:
     # ------------------------------------------------------------ signals
     def _on_signal(self, signum, _frame):
         self.flags.append(signum)
+        if self.transferring and signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT) \
+                and self.tracker is not None:
+            self.tracker.kill()         # (the copying, and a plugin that would not end, end now)
 
     def _install_handlers(self):
         for sig in CONTROL:
@@ -155,6 +159,8 @@ class Shepherd:
     # ------------------------------------------------------------ phases
     def run(self):
         self._install_handlers()
+        leftovers.become_subreaper()    # (what the task's processes leave stays below this process)
+        self._make_tracker()
         plan = self.plan
         jobproc.resolve_streams(plan)
         self._open_trace()
@@ -179,7 +185,8 @@ class Shepherd:
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
-            leftovers.end_all()                 # (what a procedure left running)
+            leftovers.end_all(tracker=self.tracker)     # (what a transfer or a procedure left running)
+            leftovers.adopt(None)
             if self.tracker is not None:
                 if not self.tracker.remove():
                     self.trace(f"cannot remove the cgroup {self.tracker.path}")
@@ -234,7 +241,11 @@ class Shepherd:
             self.plan["cwd"] = made
             self.plan["env"].update(PWD=made, _CONDOR_SCRATCH_DIR=made)
         began = self._note_transfer("in_started")
-        done, why, status = transfer.stage_in(self.plan)
+        self.transferring = True
+        try:
+            done, why, status = transfer.stage_in(self.plan)
+        finally:
+            self.transferring = False
         # (noted for the daemon only when the files are in: then the job executes)
         self.result["transfer_input"] = [began, self._note_transfer("in_finished") if done else int(time.time())]
         if not done:           # (a failed plugin's exit status is the hold's subcode, as HTCondor's)
@@ -330,7 +341,11 @@ class Shepherd:
             return
         from gridtools.exec import transfer
         began = self._note_transfer("out_started")
-        done, missing = transfer.stage_out(self.plan)
+        self.transferring = True
+        try:
+            done, missing = transfer.stage_out(self.plan)
+        finally:
+            self.transferring = False
         self.result["transfer_output"] = [began, self._note_transfer("out_finished")]
         if not done:
             self.trace("cannot copy output files back to the job's Iwd")
@@ -424,8 +439,7 @@ class Shepherd:
         pid = failure = errpipe = None
         self._make_cgroup()
         leftovers.become_subreaper()    # (what the job leaves running stays below this process)
-        if self.tracker is None:
-            self.tracker = leftovers.Tracker.make(f"{self.plan['job_id']}.{self.plan['task']}.{os.getpid()}")
+        self._make_tracker()
         entered = self.tracker is not None and self.tracker.enter()     # (the job starts in it)
         self.cpu_before = self.tracker.cpu() if entered else None       # (a run before it counted its own)
         try:
@@ -465,6 +479,13 @@ class Shepherd:
                                                            if left.count else ""))
         self._record_exit(status, rusage, left)
         return True
+
+    def _make_tracker(self):
+        """Make the task's cgroup (``leftovers.Tracker``), once, and make it the one the
+        processes forked for the task enter (``leftovers.join``)."""
+        if self.tracker is None:
+            self.tracker = leftovers.Tracker.make(f"{self.plan['job_id']}.{self.plan['task']}.{os.getpid()}")
+            leftovers.adopt(self.tracker)
 
     def _make_cgroup(self):
         """Make the job's cgroup (``exec.cgroups``: its memory limit, its share of the

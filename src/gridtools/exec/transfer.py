@@ -79,6 +79,8 @@ def _as_owner(plan, work):
         code = 1
         try:
             os.close(rfd)
+            from gridtools.exec import leftovers
+            leftovers.join()            # (a plugin it runs, and what that leaves, end with the task)
             jobproc.become_owner(plan)
             said = work() or ""
             os.write(wfd, said.encode(errors="surrogateescape"))
