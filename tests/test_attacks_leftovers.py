@@ -249,3 +249,20 @@ def test_what_a_transfer_plugin_leaves_running_ends_with_the_task(cell, users, w
     before = open(alive).read()
     time.sleep(0.5)
     assert open(alive).read() == before         # (nothing the plugin left is there to write it)
+
+
+def test_a_transfer_plugin_that_would_not_end_ends_with_condor_rm(cell, users, workdir):
+    """A job's transfer plugin that never ends: condor_rm ends it, and the job leaves."""
+    from condortools import submit
+    started = os.path.join(workdir, "hang.started")
+    with open(os.path.join(workdir, "hang.py"), "w") as fh:
+        fh.write(f"#!/usr/bin/python3\nimport sys, time\nif sys.argv[1:] == ['-classad']:\n    sys.exit(0)\n"
+                 f"open({started!r}, 'w').close()\ntime.sleep(300)\n")
+    os.chmod(os.path.join(workdir, "hang.py"), 0o755)
+    cluster = submit(cell, "executable = /bin/true\nshould_transfer_files = YES\ntransfer_plugins = hang=hang.py\n"
+                           "transfer_input_files = hang://box/in.txt\nqueue\n", cwd=workdir, user=users[0])
+    assert wait_for(lambda: os.path.exists(started), timeout=30)
+    assert cell.run("condor_rm", str(cluster), user=users[0]).returncode == 0
+    assert wait_for(lambda: not cell.run("condor_q", str(cluster), "-af", "ClusterId").stdout.strip(), timeout=30)
+    assert not any(_cmdline(pid).endswith("hang.py -infile") or "hang.py" in _cmdline(pid)
+                   for pid in map(int, filter(str.isdigit, os.listdir("/proc"))))

@@ -248,6 +248,9 @@ class Shepherd:
             self.transferring = False
         # (noted for the daemon only when the files are in: then the job executes)
         self.result["transfer_input"] = [began, self._note_transfer("in_finished") if done else int(time.time())]
+        if not done and self._stopped_meanwhile():
+            self.trace("ended while its input files were copied")
+            return False
         if not done:           # (a failed plugin's exit status is the hold's subcode, as HTCondor's)
             self.result.update(failed=FAILED_STAGE_IN, failed_reason=why, exit_status=1,
                                error_state=True, error_reason=why,
@@ -429,6 +432,17 @@ class Shepherd:
             signal.set_wakeup_fd(-1)
             os.close(rfd)
             os.close(wfd)
+
+    def _stopped_meanwhile(self):
+        """True when the task was removed or requeued (a control signal came) while the
+        shepherd did something else than run the job: noted in the result as
+        ``_deferred`` notes it, instead of a failure of what was stopped."""
+        for sig in self.flags:
+            if sig in (signal.SIGTERM, signal.SIGINT):
+                self.result["deleted"] = True
+            elif sig in (signal.SIGHUP, signal.SIGQUIT):
+                self.result["requeue"] = True
+        return bool(self.result["deleted"] or self.result["requeue"])
 
     def flags_stop(self):
         return any(s in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGINT) for s in self.flags)
