@@ -266,3 +266,28 @@ def test_a_transfer_plugin_that_would_not_end_ends_with_condor_rm(cell, users, w
     assert wait_for(lambda: not cell.run("condor_q", str(cluster), "-af", "ClusterId").stdout.strip(), timeout=30)
     assert not any(_cmdline(pid).endswith("hang.py -infile") or "hang.py" in _cmdline(pid)
                    for pid in map(int, filter(str.isdigit, os.listdir("/proc"))))
+
+
+def test_the_cgroups_of_shepherds_that_are_gone_are_removed(monkeypatch):
+    """A shepherd killed before its end leaves its task's cgroup: the next shepherd to
+    make one removes the empty ones whose shepherd is gone, and no other."""
+    import subprocess
+    from gridtools.exec import leftovers
+    mount = leftovers._cgroup2_mount()
+    if os.geteuid() != 0 or mount is None:
+        import pytest
+        pytest.skip("needs root and a cgroup2 file system")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    base = os.path.join(mount, leftovers.BASE)
+    os.makedirs(base, exist_ok=True)
+    stale, live = os.path.join(base, f"9999.1.{gone.pid}"), os.path.join(base, f"9999.2.{os.getpid()}")
+    for path in (stale, live):
+        os.makedirs(path, exist_ok=True)
+    monkeypatch.setattr(leftovers, "_SWEPT", [])
+    tracker = leftovers.Tracker.make(f"9999.3.{os.getpid()}")
+    try:
+        assert not os.path.exists(stale) and os.path.exists(live)
+    finally:
+        for path in (live, tracker.path):
+            os.rmdir(path)

@@ -288,7 +288,7 @@ def _leaf(root, parts, name, enabled):
         except FileExistsError:
             pass
         _enable(folder, enabled)
-    _remove_stale(folder)
+    remove_stale(folder)
     path = os.path.join(folder, name)
     os.mkdir(path, 0o755)
     return path
@@ -309,15 +309,15 @@ def _enable(folder, names):
                 raise
 
 
-def _remove_stale(folder):
+def remove_stale(folder, sep="_"):
     """Remove the empty cgroups in ``folder`` whose shepherd (the pid their name ends
-    with) is gone; a cgroup that still holds a process cannot be removed."""
+    with, after ``sep``) is gone; a cgroup that still holds a process cannot be removed."""
     try:
         names = os.listdir(folder)
     except OSError:
         return
     for name in names:
-        pid = name.rpartition("_")[2]
+        pid = name.rpartition(sep)[2]
         if not pid.isdigit() or os.path.exists(f"/proc/{pid}"):
             continue
         path = os.path.join(folder, name)

@@ -48,6 +48,8 @@ GIVE_UP_AFTER = 30.0
 BASE = "gridtools"
 #: the jobs whose leftovers ``end_all`` could not end (the shepherd then serves no other task)
 STRAYS = []
+#: whether this process removed the empty cgroups of shepherds that are gone
+_SWEPT = []
 #: the Tracker of the task this process runs (``adopt``), which the processes it forks
 #: for the task enter (``join``)
 _CURRENT = [None]
@@ -211,6 +213,10 @@ class Tracker:
         base = os.path.join(mount, BASE)
         try:
             os.makedirs(base, 0o755, exist_ok=True)
+            if not _SWEPT:              # (once a process: those of shepherds killed before their end)
+                _SWEPT.append(True)
+                from gridtools.exec.cgroups import remove_stale
+                remove_stale(base, sep=".")
             path = os.path.join(base, name)
             try:
                 os.mkdir(path, 0o755)
