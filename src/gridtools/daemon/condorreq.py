@@ -56,18 +56,15 @@ def accounting_refusal(get, owner, group, super_user=None):
     quota bounds), and a name whose group part is one (``group_physics.alice``) names
     its user after the dot. A queue super user (QUEUE_SUPER_USERS, ``super_user``: the
     answer when known) may name anybody."""
-    if super_user is None:
-        super_user = queue_super_user(get, owner)
+    if group is None or group == "" or (isinstance(group, str) and group.rpartition(".")[2] == owner):
+        return None
+    if super_user if super_user is not None else queue_super_user(get, owner):
+        return None
     if not isinstance(group, str):
-        if group is None or super_user:
-            return None
         return ("AccountingGroup must be a literal string: only a queue super user (QUEUE_SUPER_USERS) "
                 "may give it as an expression")
-    if not group:
-        return None
-    groups = configured(get, ("GROUP_NAMES",))
     user = group.rpartition(".")[2]
-    if user == owner or group.lower() in groups or super_user:
+    if group.lower() in configured(get, ("GROUP_NAMES",)):
         return None
     return (f"accounting_group_user {user} is not the job's owner {owner}: only a queue super user "
             "(QUEUE_SUPER_USERS) may charge another user's usage")

@@ -281,22 +281,16 @@ def _too_many_procs(state, spec):
 def _accounting(state, spec, uid):
     """Why a new HTCondor job may not count for the accounting group its ads name, as
     submitted (before the cell's transforms, an administrator's): ``condorreq.
-    accounting_refusal`` of each proc's AccountingGroup; None when every one may."""
+    accounting_refusal`` of each proc's AccountingGroup (its literal value, or the
+    expression); None when every one may."""
     from gridtools import jobads
     from gridtools.classad.nodes import Literal
-    from gridtools.daemon.condorreq import accounting_refusal, queue_super_user
+    from gridtools.daemon.condorreq import accounting_refusal
     get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
-    owner, super_user = user_name(uid), None
+    owner = user_name(uid)
     for text in dict.fromkeys(spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]):
         expr = jobads.parsed_ad(text).lookup("AccountingGroup") if text else None
-        if expr is None:
-            continue
-        group = expr.value if isinstance(expr, Literal) else expr
-        if isinstance(group, str) and group.rpartition(".")[2] == owner:
-            continue
-        if super_user is None:
-            super_user = queue_super_user(get, owner)
-        why = accounting_refusal(get, owner, group, super_user)
+        why = accounting_refusal(get, owner, expr.value if isinstance(expr, Literal) else expr)
         if why is not None:
             return why
     return None

@@ -106,7 +106,8 @@ def leaf_name(slot, pid):
     return "".join(c if c.isalnum() or c in "-_@" else "_" for c in text)
 
 
-def _write(path, text):
+def write_control(path, text):
+    """Write ``text`` into the control file ``path`` of a cgroup; OSError when it cannot."""
     fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     try:
         os.write(fd, text.encode())
@@ -114,7 +115,8 @@ def _write(path, text):
         os.close(fd)
 
 
-def _read(path):
+def read_control(path):
+    """What the control file ``path`` of a cgroup holds ("" when it cannot be read)."""
     try:
         with open(path, encoding="ascii", errors="replace") as fh:
             return fh.read()
@@ -149,18 +151,18 @@ class Cgroup:
         return [self.procs_file] + [os.path.join(other, "cgroup.procs") for other in self.others]
 
     def pids(self):
-        return [int(word) for word in _read(self.procs_file).split() if word.isdigit()]
+        return [int(word) for word in read_control(self.procs_file).split() if word.isdigit()]
 
     def oom_kills(self):
         """How many processes of the job the kernel killed for its memory."""
         if self.version == V1:
-            return _counter(_read(os.path.join(self.path, "memory.oom_control")), "oom_kill")
-        return _counter(_read(os.path.join(self.path, "memory.events")), "oom_kill")
+            return _counter(read_control(os.path.join(self.path, "memory.oom_control")), "oom_kill")
+        return _counter(read_control(os.path.join(self.path, "memory.events")), "oom_kill")
 
     def peak(self):
         """The most memory the job used (bytes), 0 when the kernel does not say."""
         name = "memory.max_usage_in_bytes" if self.version == V1 else "memory.peak"
-        text = _read(os.path.join(self.path, name)).strip()
+        text = read_control(os.path.join(self.path, name)).strip()
         return int(text) if text.isdigit() else 0
 
     def oom_events(self):
@@ -172,7 +174,7 @@ class Cgroup:
         try:
             efd = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
             ofd = os.open(os.path.join(self.path, "memory.oom_control"), os.O_RDONLY | os.O_CLOEXEC)
-            _write(os.path.join(self.path, "cgroup.event_control"), f"{efd} {ofd}")
+            write_control(os.path.join(self.path, "cgroup.event_control"), f"{efd} {ofd}")
             self.efd = efd
         except OSError:
             if efd is not None:
@@ -261,7 +263,7 @@ def make(base, name, limit, low=None, no_swap=True, found=None, cpus=None):
     group = Cgroup(version, path, others)
     for file_name, value in settings(version, limit, low, no_swap, cpus):
         try:
-            _write(os.path.join(path, file_name), value)
+            write_control(os.path.join(path, file_name), value)
         except OSError:
             if file_name in ("memory.limit_in_bytes", "memory.max"):
                 group.remove()
@@ -269,7 +271,7 @@ def make(base, name, limit, low=None, no_swap=True, found=None, cpus=None):
     for other in others:
         for file_name, value in cpu_settings(cpus):
             try:
-                _write(os.path.join(other, file_name), value)
+                write_control(os.path.join(other, file_name), value)
             except OSError:
                 pass
     return group
@@ -298,12 +300,12 @@ def _enable(folder, names):
     """v2: let the children of ``folder`` have the controllers ``names`` (only the first
     must be had; the others are asked for when offered)."""
     control = os.path.join(folder, "cgroup.subtree_control")
-    had = _read(control).split()
+    had = read_control(control).split()
     for i, name in enumerate(names):
         if name in had:
             continue
         try:
-            _write(control, "+" + name)
+            write_control(control, "+" + name)
         except OSError:
             if i == 0:
                 raise
@@ -321,7 +323,7 @@ def remove_stale(folder, sep="_"):
         if not pid.isdigit() or os.path.exists(f"/proc/{pid}"):
             continue
         path = os.path.join(folder, name)
-        if os.path.isdir(path) and not _read(os.path.join(path, "cgroup.procs")).split():
+        if os.path.isdir(path) and not read_control(os.path.join(path, "cgroup.procs")).split():
             try:
                 os.rmdir(path)
             except OSError:
@@ -334,7 +336,7 @@ def join(procs_files):
     done = True
     for path in procs_files:
         try:
-            _write(path, str(os.getpid()))
+            write_control(path, str(os.getpid()))
         except OSError:
             done = False
     return done

@@ -39,6 +39,8 @@ something for it, which no batch system sees either.
 import os
 import signal
 
+from gridtools.exec.cgroups import read_control, remove_stale, write_control
+
 #: prctl's option that makes the calling process a subreaper of its orphaned descendants
 PR_SET_CHILD_SUBREAPER = 36
 #: seconds ``end_all`` goes on killing a job's descendants without a cgroup before it
@@ -53,6 +55,8 @@ _SWEPT = []
 #: the Tracker of the task this process runs (``adopt``), which the processes it forks
 #: for the task enter (``join``)
 _CURRENT = [None]
+#: whether this process is the subreaper of its descendants (known once tried)
+_SUBREAPER = []
 
 
 def adopt(tracker):
@@ -66,8 +70,6 @@ def join():
     so that what it starts, and leaves, ends with the task and counts for it."""
     if _CURRENT[0] is not None:
         _CURRENT[0].enter()
-
-_SUBREAPER = []
 
 
 def become_subreaper():
@@ -143,21 +145,20 @@ class Usage:
             setattr(self, name, getattr(self, name) + getattr(rusage, name))
 
 
-def end_all(root=None, tracker=None):
-    """Kill every process left below ``root`` (this process by default), or in the
-    task's cgroup (``tracker``), and wait for those that are its children; their usage
-    (``Usage``). Children that had ended already are waited for too. ``Usage.stuck``
-    is true when some could not be ended (without a cgroup, after GIVE_UP_AFTER)."""
+def end_all(tracker=None):
+    """Kill every process left below this process, or in the task's cgroup
+    (``tracker``), and wait for those that are its children; their usage (``Usage``).
+    Children that had ended already are waited for too. ``Usage.stuck`` is true when
+    some could not be ended (without a cgroup, after GIVE_UP_AFTER)."""
     import time
-    root = os.getpid() if root is None else root
     usage = Usage()
     if tracker is not None:
         tracker.kill()
-    if root == os.getpid() and not _children_left(usage):
+    if not _reap(usage, block=False):
         return usage                    # (no child: no descendant either, as this is their subreaper)
     end = time.monotonic() + GIVE_UP_AFTER
     while True:
-        left = descendants(root)
+        left = descendants(os.getpid())
         if tracker is not None:
             left |= set(tracker.pids())
         for pid in left:
@@ -165,7 +166,7 @@ def end_all(root=None, tracker=None):
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        _reap(usage, block=bool(left) and root == os.getpid())
+        _reap(usage, block=bool(left))
         if not left:
             return usage
         if time.monotonic() > end:
@@ -215,7 +216,6 @@ class Tracker:
             os.makedirs(base, 0o755, exist_ok=True)
             if not _SWEPT:              # (once a process: those of shepherds killed before their end)
                 _SWEPT.append(True)
-                from gridtools.exec.cgroups import remove_stale
                 remove_stale(base, sep=".")
             path = os.path.join(base, name)
             try:
@@ -240,20 +240,16 @@ class Tracker:
         return _write(os.path.join(self.home, "cgroup.procs"), str(os.getpid()))
 
     def pids(self):
-        try:
-            with open(self.procs_file, encoding="ascii") as fh:
-                return [int(word) for word in fh.read().split()]
-        except (OSError, ValueError):
-            return []
+        return [int(word) for word in read_control(self.procs_file).split() if word.isdigit()]
 
     def cpu(self):
         """(user, system) seconds the cgroup's processes used, from ``cpu.stat``; None
         when it cannot be read."""
+        fields = dict(line.split() for line in read_control(os.path.join(self.path, "cpu.stat")).splitlines()
+                      if len(line.split()) == 2)
         try:
-            with open(os.path.join(self.path, "cpu.stat"), encoding="ascii") as fh:
-                fields = dict(line.split() for line in fh if len(line.split()) == 2)
             return int(fields["user_usec"]) / 1e6, int(fields["system_usec"]) / 1e6
-        except (OSError, KeyError, ValueError):
+        except (KeyError, ValueError):
             return None
 
     def kill(self):
@@ -287,17 +283,12 @@ class Tracker:
 
 
 def _write(path, text):
+    """``cgroups.write_control``: True when it wrote, False when it could not."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        os.write(fd, text.encode())
+        write_control(path, text)
         return True
     except OSError:
         return False
-    finally:
-        os.close(fd)
 
 
 def _cgroup2_mount(mounts="/proc/self/mounts"):
@@ -325,33 +316,18 @@ def _own_cgroup():
     return ""
 
 
-def _children_left(usage):
-    """Wait for the children that ended (their usage added to ``usage``); True when some
-    are still running."""
+def _reap(usage, block):
+    """Wait for the children that ended (with ``block``, for one at least when some
+    are left); their usage added to ``usage``. True when some are still running."""
+    flags = 0 if block else os.WNOHANG
     while True:
         try:
-            pid, _status, rusage = os.wait4(-1, os.WNOHANG)
+            pid, _status, rusage = os.wait4(-1, flags)
         except ChildProcessError:
             return False
         except InterruptedError:
             continue
         if pid == 0:
             return True
-        usage.add(rusage)
-
-
-def _reap(usage, block):
-    """Wait for the children that ended (with ``block``, for one at least when some
-    are left); their usage added to ``usage``."""
-    flags = 0 if block else os.WNOHANG
-    while True:
-        try:
-            pid, _status, rusage = os.wait4(-1, flags)
-        except ChildProcessError:
-            return
-        except InterruptedError:
-            continue
-        if pid == 0:
-            return
         usage.add(rusage)
         flags = os.WNOHANG
