@@ -46,8 +46,8 @@ def _job_id(job):
     return job.id
 
 
-#: request -> its asks with long patterns (jobs of one category share their request)
-_LONG_ASKS = {}
+#: request -> what compiling its patterns costs (``_costly``; jobs of one category share their request)
+_COSTLY = {}
 #: requests remembered at most (then forgotten all at once)
 KEPT = 65536
 
@@ -60,12 +60,12 @@ def _costly(job):
     """(the request's asks with long patterns, its queue specs when it names many): what
     compiling costs, remembered by request (jobs of one category share theirs)."""
     request = job.request
-    found = _LONG_ASKS.get(request)
+    found = _COSTLY.get(request)
     if found is None:
-        if len(_LONG_ASKS) >= KEPT:
-            _LONG_ASKS.clear()
+        if len(_COSTLY) >= KEPT:
+            _COSTLY.clear()
         specs = request.hard_queues + request.soft_queues + request.master_queues
-        found = _LONG_ASKS[request] = (tuple(ask for ask in request.hard + request.soft if _costly_value(ask.value)),
+        found = _COSTLY[request] = (tuple(ask for ask in request.hard + request.soft if _costly_value(ask.value)),
                                        specs if len(specs) > MANY_SPECS else ())
     return found
 

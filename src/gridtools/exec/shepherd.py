@@ -413,11 +413,7 @@ class Shepherd:
         signal.set_wakeup_fd(wfd)
         try:
             while True:
-                for sig in self.flags:
-                    if sig in (signal.SIGTERM, signal.SIGINT):
-                        self.result["deleted"] = True
-                    elif sig == signal.SIGHUP:
-                        self.result["requeue"] = True
+                self._stopped_meanwhile()
                 self.flags = [sig for sig in self.flags
                               if sig not in (signal.SIGUSR1, signal.SIGUSR2, ckpt.CHECKPOINT_NOW)]
                 if self.flags:
@@ -435,8 +431,9 @@ class Shepherd:
 
     def _stopped_meanwhile(self):
         """True when the task was removed or requeued (a control signal came) while the
-        shepherd did something else than run the job: noted in the result as
-        ``_deferred`` notes it, instead of a failure of what was stopped."""
+        shepherd did something else than run the job (waited for its deferral time,
+        copied its files): noted in the result, instead of a failure of what was
+        stopped."""
         for sig in self.flags:
             if sig in (signal.SIGTERM, signal.SIGINT):
                 self.result["deleted"] = True
