@@ -68,8 +68,8 @@ def fork_spare():
     try:
         os.close(ours)
         _detach(keep=theirs)
-        from gridtools.exec import shepherd
-        shepherd.ready()
+        from gridtools.exec import shepherd, tasklife
+        tasklife.ready()
         for served in range(1, REUSE_MOST + 1):
             task = _receive(theirs)
             if task is None:

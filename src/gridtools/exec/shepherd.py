@@ -16,7 +16,7 @@ task's ``usage`` file as it runs (and, for an HTCondor job that moves its
 files, when their copying reached each stage in its ``transfers`` file,
 waking the daemon once the input files are in); and finally writes
 ``result.yaml`` and wakes the daemon. A shepherd whose task was taken away meanwhile (ended
-by the daemon without it, or started again elsewhere: ``_still_mine``)
+by the daemon without it, or started again elsewhere: ``tasklife.still_mine``)
 ends its job when it notices and writes nothing more into the task's
 folder. A dispatcher crash does not touch it.
 
@@ -45,10 +45,10 @@ import stat
 import time
 
 from gridtools.errors import SpoolError
-from gridtools.exec import ckpt, client, jobproc, leftovers, meter, procedure, tmpdir
+from gridtools.exec import ckpt, client, jobproc, leftovers, meter, procedure, tasklife, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
-from gridtools.spool.files import Lock, atomic_write
+from gridtools.spool.files import atomic_write
 
 FAILED_PROLOG = 8
 FAILED_EPILOG = 15
@@ -74,7 +74,7 @@ class Shepherd:
         self.trace_fd = None
         self.timers = meter.Timers(time.time(), {}, 0)
         self.lock = None
-        self.taken = False              # the task is no longer this shepherd's (_still_mine)
+        self.taken = False              # the task is no longer this shepherd's (tasklife.still_mine)
         self.transfers = {}             # when its file copying reached each stage (_note_transfer)
         self.earlier_usage = {}         # CPU times of the runs before a self-checkpoint's restart
         self.cgroup = None              # the job's memory cgroup (exec.cgroups), once made
@@ -89,7 +89,7 @@ class Shepherd:
         shepherd killed can kill it too."""
         if self.lock is not None:
             try:
-                write_pid(self.lock, pgid)
+                tasklife.write_pid(self.lock, pgid)
             except OSError:
                 pass
 
@@ -153,7 +153,7 @@ class Shepherd:
             self.tracker.kill()         # (the copying, and a plugin that would not end, end now)
 
     def _install_handlers(self):
-        for sig in CONTROL:
+        for sig in tasklife.CONTROL:
             signal.signal(sig, self._on_signal)
 
     # ------------------------------------------------------------ phases
@@ -630,7 +630,7 @@ class Shepherd:
                 if monitor.sample(self.result["usage"]) and not self.taken:
                     if monitor.over and not self.result.get("memory_exceeded"):
                         self._out_of_memory(pid, monitor.over)
-                    if self.lock is None or self.plan.get("result_dir") or _still_mine(self.lock, self.dir):
+                    if self.lock is None or self.plan.get("result_dir") or tasklife.still_mine(self.lock, self.dir):
                         jobstore.write_usage(self.dir, self.result["usage"])
                     else:
                         self.taken = True
@@ -849,85 +849,6 @@ def _drain(fd):
 
 #: the folder of a task that keeps an HTCondor job's self-checkpoints (exec.transfer)
 SELF_CHECKPOINT = "self_checkpoint"
-#: written by the shepherd's parent when a shepherd ended without a result
-OBITUARY = jobstore.OBITUARY_FILE
-#: width of the record in the lock file (rewritten in place, so it never needs new space)
-_RECORD = jobstore.LOCK_RECORD
-_ticks = []                 # this process's start time, read once
-
-
-def ready():
-    """A spare shepherd waiting for its task: learn what every record of it repeats."""
-    pid = os.getpid()
-    _ticks[:] = [pid, jobproc.start_ticks(pid), os.uname().nodename]
-
-
-def write_pid(lock, group=0):
-    """Record in the shepherd's (held) lock file its pid and start time, the process
-    group it runs now with its leader's start time, and the machine: the daemon
-    checks all of them before it signals either."""
-    pid = os.getpid()
-    if not _ticks or _ticks[0] != pid:
-        ready()
-    ticks = jobproc.start_ticks(group) if group else 0
-    text = f"{pid} {_ticks[1]} {group} {ticks} {_ticks[2]}"
-    os.pwrite(lock.fd, (text[:_RECORD - 1].ljust(_RECORD - 1) + "\n").encode(), 0)
-
-
-def _current(plan, task_dir):
-    """True when ``plan`` is a launch of the task that was not withdrawn (see
-    ``exec.tasklock``) and the task has no result yet."""
-    token = str(plan.get("launch", ""))
-    return bool(token) and not os.path.exists(os.path.join(task_dir, jobstore.withdrawn_name(token))) \
-        and not os.path.exists(os.path.join(task_dir, jobstore.RESULT_FILE))
-
-
-def _still_mine(lock, task_dir):
-    """True while the task is this shepherd's: the lock file in its folder is the one it
-    holds, and the folder holds no result it did not write. The dispatcher ends a run
-    without its shepherd when the run's host was lost (reschedule_unknown) or with
-    ``qdel -f``, writing the result itself; a run started again since has a new lock
-    file. A shepherd whose task was taken away ends its job and writes nothing more
-    there (a shepherd on a host the dispatcher cannot reach notices this way)."""
-    try:
-        held = os.fstat(lock.fd)
-        there = os.stat(lock.path)
-    except (OSError, TypeError):
-        return False
-    if (held.st_dev, held.st_ino) != (there.st_dev, there.st_ino):
-        return False
-    return not os.path.exists(os.path.join(task_dir, jobstore.RESULT_FILE))
-
-
-def _take_lock(task_dir, tries=50):
-    """The task's lock, taken without waiting for long: a held lock means another
-    shepherd runs the task (or the daemon is withdrawing it)."""
-    lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o600, blocking=False)
-    for _ in range(tries):
-        if lock.acquire():
-            return lock
-        time.sleep(0.01)
-    return None
-
-
-def _deliver(plan, task_dir, result):
-    """Write the task's result, retrying while the spool is full (the lock stays held,
-    so the daemon knows the task is still being finished). False if the folder is gone."""
-    delay = 0.1
-    while True:
-        try:
-            jobstore.write_result(plan["job_id"], plan["task"], result, on_visible=wake.poke)
-            return True
-        except SpoolError:
-            if not os.path.isdir(task_dir):
-                return False
-            time.sleep(delay)
-            delay = min(delay * 2, 5.0)
-
-
-#: the signals by which the daemon controls a task (see the module's docstring)
-CONTROL = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT,
-           ckpt.CHECKPOINT_NOW)
 
 
 def reusable(plan):
@@ -951,19 +872,19 @@ def main(plan, task_dir, reuse=False):
     task's. The daemon signals a task only while it holds the task's control lock and
     finds the shepherd's lock held (``daemon.dispatch``); a shepherd lets go of its
     task only while holding that control lock."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, CONTROL)
+    signal.pthread_sigmask(signal.SIG_BLOCK, tasklife.CONTROL)
     shepherd = Shepherd(plan, task_dir, reuse)
     shepherd._install_handlers()
-    _drop_pending()
-    lock = _take_lock(task_dir)
+    tasklife.drop_pending()
+    lock = tasklife.take_lock(task_dir)
     if lock is None:
         return 1                        # (its parent leaves an obituary: the daemon looks at once)
-    if not _current(plan, task_dir):
+    if not tasklife.current(plan, task_dir):
         lock.release()
         return 0
-    write_pid(lock)
+    tasklife.write_pid(lock)
     shepherd.lock = lock
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, CONTROL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, tasklife.CONTROL)
     if not plan.get("result_dir"):
         jobstore.reserve_result(plan["job_id"], plan["task"])
     shepherd.trace("shepherd started")
@@ -972,7 +893,7 @@ def main(plan, task_dir, reuse=False):
     except Exception as exc:  # noqa: BLE001 - report any failure as the task's result
         result = dict(shepherd.result, failed=18, failed_reason=f"shepherd error: {exc}",
                       exit_status=1, end_time=time.time())
-    if not plan.get("result_dir") and (shepherd.taken or not _still_mine(lock, task_dir)):
+    if not plan.get("result_dir") and (shepherd.taken or not tasklife.still_mine(lock, task_dir)):
         shepherd.close_trace()
         lock.release()                  # another run's folder now: nothing of this one goes there
         return 0
@@ -980,36 +901,12 @@ def main(plan, task_dir, reuse=False):
     shepherd.close_trace()
     if plan.get("result_dir"):          # a task started inside a parallel job (qrsh -inherit)
         from gridtools.formats import spoolyaml
-        from gridtools.spool.files import atomic_write
         atomic_write(os.path.join(plan["result_dir"], jobstore.RESULT_FILE), spoolyaml.dump(result))
-        _let_go(lock, task_dir, reuse)
+        tasklife.let_go(lock, task_dir, reuse)
         wake.poke()
     else:
-        _deliver(plan, task_dir, result)     # the daemon is woken as soon as the result is in place
-        _let_go(lock, task_dir, reuse)
+        tasklife.deliver(plan, task_dir, result)     # the daemon is woken as soon as the result is in place
+        tasklife.let_go(lock, task_dir, reuse)
     return 0
 
 
-def _let_go(lock, task_dir, reuse):
-    """Release the task's lock; before another task, with the control signals held
-    back and under the task's control lock (no signal for it is on its way)."""
-    if not reuse:
-        lock.release()
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, CONTROL)
-    control = Lock(os.path.join(task_dir, jobstore.CONTROL_LOCK), mode=0o600)
-    try:
-        control.acquire()
-    except SpoolError:
-        control = None
-    lock.release()
-    if control is not None:
-        control.release()
-
-
-def _drop_pending():
-    """Take away control signals that came before this task (they were for another)."""
-    pending = signal.sigpending() & set(CONTROL)
-    while pending:
-        signal.sigtimedwait(pending, 0)
-        pending = signal.sigpending() & set(CONTROL)

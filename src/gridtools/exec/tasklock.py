@@ -1,7 +1,7 @@
 """A task's shepherd lock as the daemon reads it, and launches it takes back.
 
 The shepherd of a task holds ``shepherd.lock`` in the task's folder for its
-whole life and keeps a record at its start (``exec.shepherd.write_pid``):
+whole life and keeps a record at its start (``exec.tasklife.write_pid``):
 its pid and start time, the process group it runs with its leader's start
 time, and the machine. The daemon signals a shepherd only after checking
 that record. A launch the daemon takes back before its shepherd started
