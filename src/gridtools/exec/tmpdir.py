@@ -18,8 +18,12 @@ keeps its task's folder for that task when the job left it empty
 first (owner and mode 0700: nothing the job left running can add to it
 from then on), looks that it is empty, and renames it ``.kept.<pid>`` in
 the cell folder; its next task's folder is that one renamed (creating a
-folder costs ten times what renaming one does on some file systems). A
-spare that leaves removes what it kept (``drop_kept``).
+folder costs ten times what renaming one does on some file systems) when
+that task's owner is the same user. A folder never passes from one user to
+another: what its owner did to it while it was theirs stays with it (a
+default ACL that later files would inherit, a descriptor open on it, an
+inotify watch), so another user's task gets a new one. A spare that leaves
+removes what it kept (``drop_kept``).
 """
 
 import os
@@ -102,42 +106,46 @@ def _kept_name():
     return f".kept.{os.getpid()}"
 
 
-#: (base, cell folder) of each folder this process keeps for its next task
-_KEPT = set()
+#: (base, cell folder) -> the user whose folder this process keeps for its next task
+_KEPT = {}
 
 
 def _keep(parent_fd, name):
     """Keep the folder ``name`` for this process's next task (see the module's
-    docstring); False when it is not empty or cannot be kept."""
+    docstring); its owner's uid, or None when it is not empty or cannot be kept."""
     try:
         fd = os.open(name, _DIR | os.O_NOFOLLOW, dir_fd=parent_fd)
     except OSError:
-        return False
+        return None
     try:
+        owner = os.fstat(fd).st_uid
         if os.geteuid() == 0:
             os.fchown(fd, 0, os.getegid())
         os.fchmod(fd, 0o700)
         if os.listdir(fd):
-            return False
+            return None
         os.rename(name, _kept_name(), src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
-        return True
+        return owner
     except OSError:
-        return False
+        return None
     finally:
         os.close(fd)
 
 
-def _take_kept(parent_fd, name):
-    """Rename the folder this process kept to ``name``; False when that fails."""
-    try:
-        os.rename(_kept_name(), name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
-        return True
-    except OSError:
+def _take_kept(parent_fd, name, mine=True):
+    """Rename the folder this process kept to ``name``; False when that fails or the
+    folder is not ``mine`` (its next owner's), which is then removed."""
+    if mine:
         try:
-            os.rmdir(_kept_name(), dir_fd=parent_fd)
+            os.rename(_kept_name(), name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
+            return True
         except OSError:
             pass
-        return False
+    try:
+        os.rmdir(_kept_name(), dir_fd=parent_fd)
+    except OSError:
+        pass
+    return False
 
 
 def drop_kept():
@@ -160,10 +168,10 @@ def drop_kept():
     _KEPT.clear()
 
 
-def _fresh(parent_fd, name, uid, gid, kept=False):
+def _fresh(parent_fd, name, uid, gid, kept=None):
     """Create ``name`` new in ``parent_fd`` (mode 0700), or make it of the folder this
-    process ``kept``, and give it to uid:gid."""
-    if not kept or not _take_kept(parent_fd, name):
+    process kept for the user ``kept`` when that is ``uid``, and give it to uid:gid."""
+    if kept is None or not _take_kept(parent_fd, name, mine=kept == uid):
         try:
             os.mkdir(name, 0o700, dir_fd=parent_fd)
         except FileExistsError:                   # a leftover of an earlier run
@@ -188,8 +196,7 @@ def make(spec, uid, gid):
         except OSError:
             return _fallback(spec, uid, gid)
         key = (spec["base"], spec["cell"])
-        kept = key in _KEPT
-        _KEPT.discard(key)
+        kept = _KEPT.pop(key, None)
         try:
             _fresh(cell_fd, spec["name"], uid, gid, kept)
         finally:
@@ -223,10 +230,12 @@ def remove(spec, path, keep=False):
         cell_fd = os.open(spec["cell"], _DIR | os.O_NOFOLLOW, dir_fd=base_fd)
         try:
             if os.fstat(cell_fd).st_uid == os.geteuid():
-                if keep and (spec["base"], spec["cell"]) not in _KEPT and _keep(cell_fd, spec["name"]):
-                    _KEPT.add((spec["base"], spec["cell"]))
-                else:
+                key = (spec["base"], spec["cell"])
+                owner = _keep(cell_fd, spec["name"]) if keep and key not in _KEPT else None
+                if owner is None:
                     _remove_dir(cell_fd, spec["name"])
+                else:
+                    _KEPT[key] = owner
         finally:
             os.close(cell_fd)
     finally:
@@ -267,12 +276,20 @@ def write_files(path, files, uid, gid):
 
 
 def remove_files(path, files):
-    """Remove what ``write_files`` wrote (entries of those names) from folder ``path``."""
-    for name, _variable, _text in files or ():
-        try:
-            os.unlink(os.path.join(path, os.path.basename(name)))
-        except OSError:
-            pass
+    """Remove what ``write_files`` wrote (entries of those names) from folder ``path``,
+    opened as ``write_files`` opens it (a link put in its place is not followed)."""
+    try:
+        folder = os.open(path, _DIR | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        for name, _variable, _text in files or ():
+            try:
+                os.unlink(os.path.basename(name), dir_fd=folder)
+            except OSError:
+                pass
+    finally:
+        os.close(folder)
 
 
 #: the most entries ``folder_usage`` looks at (a folder of more is counted that far)
