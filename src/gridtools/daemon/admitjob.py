@@ -55,6 +55,30 @@ def refusal(state, spec):
     return admission.check(spec, view(state))
 
 
+def request_refusal(state, resources, own=()):
+    """The rules qsub and qalter apply to a job's resource requests (``resources``: its
+    hard and soft ones) before they send them, applied again here, since a request file
+    is its client's word: no complex whose ``requestable`` is NO (``own``: the names the
+    daemon itself derives an HTCondor job's requests of), no negative amount of a
+    consumable (it would add to what a host offers everyone else). The refusal in
+    qsub's words, or None."""
+    from gridtools.daemon import view
+    from gridtools.model.resources import Consumable, Requestable
+    table = view.config_parts(state)["complexes"]
+    for kind in ("hard", "soft"):
+        for name, text in ((resources or {}).get(kind) or {}).items():
+            cx = table.get(str(name))
+            if cx is None:
+                continue
+            if cx.requestable is Requestable.NO and cx.name not in own:
+                return f'resource "{cx.name}" configured as non requestable'
+            if cx.consumable is not Consumable.NO:
+                amount = inputs.value_or_none(cx, text)
+                if isinstance(amount, (int, float)) and not isinstance(amount, bool) and amount < 0:
+                    return f'attribute "{cx.name}" is consumable but has a negative value'
+    return None
+
+
 def accept(state, dispatcher, job, now):
     """What the cell does with a job just taken in (its admission already checked,
     ``refusal``): its department, its owner's user object, its advance reservation."""

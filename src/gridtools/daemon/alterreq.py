@@ -14,6 +14,7 @@ refusals included, go to stdout as qalter prints them.
 from gridtools.daemon import apply, auth, intake, view
 from gridtools.daemon.state import user_name
 from gridtools.formats import jobcheck
+from gridtools.formats.sge import admission
 from gridtools.model import shared
 from gridtools.model import alteration, predecessors
 from gridtools.sched import urgency
@@ -101,6 +102,32 @@ def _check_rights(state, user, job, changes):
         for field in ("project", "ar"):
             if field in changes and changes[field] != spec.get(field):
                 raise Refused(f"job {job.id} can't modify running jobs")
+    if changes.get("deadline") and not _deadline_user(state, user):
+        raise Refused(f'denied: the user "{user}" is no deadline initiation user')
+    if "project" in changes and changes["project"] != spec.get("project"):
+        _check_project(state, job, changes["project"])
+
+
+def _deadline_user(state, user):
+    """True when ``user`` (or their primary group) is in the deadlineusers userset."""
+    import pwd
+    from gridtools.daemon import admitjob
+    try:
+        group = intake._group_name(pwd.getpwnam(user).pw_gid)
+    except KeyError:
+        group = ""
+    return admitjob.view(state).member(admission.DEADLINE_USERS, user, group)
+
+
+def _check_project(state, job, project):
+    """qsub's project rules for the job's owner (the access lists of the project, the
+    cell's projects and xprojects, enforce_project), as Grid Engine checks a changed
+    project: a project its owner may not submit to is no more theirs by qalter."""
+    from gridtools.daemon import admitjob
+    spec = dict(job.spec, project=project or None)
+    why = admission._project_problem(spec, admitjob.view(state), spec["owner"], spec.get("group", ""))
+    if why:
+        raise Refused("denied: " + why.removeprefix("job rejected: "))
 
 
 def _consumables(state):
@@ -114,6 +141,10 @@ def _check_resources(state, job, changes):
     parts = changes.get("resources") or {}
     if not parts:
         return
+    from gridtools.daemon import admitjob, condorjob
+    why = admitjob.request_refusal(state, parts, condorjob.OWN_REQUESTS if job.spec.get("condor_ad") else ())
+    if why:
+        raise Refused(f"denied: {why}")
     consumables = _consumables(state)
     for name in parts.get("soft") or {}:
         if name in consumables:

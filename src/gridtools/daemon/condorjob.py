@@ -92,7 +92,20 @@ def check_new(spec):
         return "the job's ad has no command (Cmd)"
     if len(texts) > 1 and len(texts) != len(list(spec_numbers(spec))):
         return "the job's ads do not match its procs"
+    from gridtools.formats.condor.spec import universe_of
+    if spec.get("universe") != universe_of(parsed[0]):
+        return "the job's universe is not its ad's"
     return ""
+
+
+def _own_requests():
+    from gridtools.formats.condor.spec import GPU_REQUEST, MEMORY_REQUEST
+    return frozenset((MEMORY_REQUEST, GPU_REQUEST, "hostname"))
+
+
+#: the requests the daemon derives from an HTCondor job's ads whatever the complexes
+#: say of them (request_memory, request_gpus, the local universe's submit host)
+OWN_REQUESTS = _own_requests()
 
 
 #: what a new job's description takes from its ads (``formats.condor.spec.cluster_spec``)

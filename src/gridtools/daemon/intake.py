@@ -316,6 +316,8 @@ def submit(state, dispatcher, req, now):
         pending = spec.pop("requests_pending", False)
         spec.pop("per_job_requests", None)      # the daemon's own, never the client's (_held_once)
         problem = _not_new(state, spec, req.uid)
+        if not problem and not spec.get("condor_ad") and "universe" in spec:
+            problem = "a Grid Engine job has no universe"      # (HTCondor's, read from its ad)
         if not problem and spec.get("condor_ad"):
             problem = condorjob.check_new(spec) or _too_many_procs(state, spec) or _accounting(state, spec, req.uid)
             if not problem:
@@ -341,6 +343,9 @@ def submit(state, dispatcher, req, now):
             ids.release("job", claimed)
         return refuse(state, req, problem)
     _identity(spec, req.uid)
+    if spec.get("override_tickets") and not auth.is_operator(state, spec["owner"]):
+        return _turn_away(state, spec, f'denied: "{spec["owner"]}" must be operator to change amount of '
+                                       "override tickets")
     verified = None
     if not spec.get("condor_ad"):
         from gridtools.daemon import serverjsv
@@ -401,13 +406,16 @@ def _not_allowed(state, spec):
     """Why Grid Engine would refuse a job whose description is sound ("" when it would
     not), checked in its order: a wildcard PE with a slot range whose matching PEs
     disagree on the job's urgency slots, a positive priority from a user who is no
-    operator or manager, then a -hold_jid_ad that names jobs of another task range (qsub
+    operator or manager, a request qsub would refuse (``admitjob.request_refusal``),
+    then a -hold_jid_ad that names jobs of another task range (qsub
     checks them before it queues a job; qalter refuses the same)."""
     from gridtools.sched import urgency
     if spec.get("pe") and urgency.ambiguous(spec["pe"], state.config.objects["pe"]):
         return urgency.AMBIGUOUS.format("job")
     tasks = [state.jobs[p].spec.get("tasks") for p in spec["ad_predecessors"]]
     return (admission.priority_refusal(spec.get("priority", 0), auth.is_operator(state, spec["owner"]))
+            or admitjob.request_refusal(state, spec.get("resources"),
+                                        condorjob.OWN_REQUESTS if spec.get("condor_ad") else ())
             or predecessors.ad_refusal(spec.get("hold_jid_ad"), spec.get("tasks"), tasks) or "")
 
 

@@ -70,6 +70,11 @@ def _number(ad, name, default=0, later=None):
     return value
 
 
+def universe_of(ad):
+    """The number of the ad's universe (JobUniverse; vanilla when it names none)."""
+    return int(_number(ad, "JobUniverse", VANILLA))
+
+
 def arguments(ad, new="Arguments", old="Args"):
     """The job's arguments as a list (``Arguments``, the V2 form, before ``Args``; or
     another pair of the same forms)."""
@@ -154,7 +159,7 @@ def run_facts(ad):
     facts = {"command": _path(iwd, _text(ad, "Cmd")), "args": arguments(ad), "iwd": iwd,
              "env": _environment(_text(ad, "Environment")),
              "kill_sig": kill_signal(ad), "remove_kill_sig": kill_signal(ad, "RemoveKillSig", None),
-             "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
+             "universe": universe_of(ad), "scratch": should == "YES",
              "transfer_input": [f if "://" in f else _path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
              "transfer_output": _file_list(output) if output is not None else None,
              "on_success": None, "self_checkpoint": None, "checkpoint_signal": None}
@@ -291,7 +296,7 @@ def per_job_requests(pe, hard, counted=None):
 def requests_of(ad, submit_host, counted=None):
     """(pe, hard resources) of one proc's ad, as ``cluster_spec`` reads proc 0's (the
     daemon places a proc that asks otherwise with its own)."""
-    return _requests(ad, {"universe": int(_number(ad, "JobUniverse", VANILLA))}, submit_host, counted)
+    return _requests(ad, {"universe": universe_of(ad)}, submit_host, counted)
 
 
 def cluster_spec(ads, submitter, counted=None, defer=False, factory=None):
