@@ -11,7 +11,7 @@ writes a job's state.
 
 import time
 
-from gridtools.daemon import condorjob, condorpolicy
+from gridtools.daemon import condorjob, condorpolicy, jobmail
 from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
 
@@ -31,6 +31,7 @@ def dispatched(state, job, number, granted, pe, now):
     state.active_jobs.add(job.id)
     _changed(state, job, schedule=False)
     state.starting.append((job, number, now))       # see condorjob.started_events
+    jobmail.started(state, job, number, now)
 
 
 def reject(state, job, now, reason="immediate job could not be scheduled"):
@@ -55,6 +56,7 @@ def concluded(state, job, task, result, now):
         _changed(state, job)
         return
     from gridtools.daemon import history
+    jobmail.ended(state, job, task, result)             # (while the task knows its run)
     condorjob.note_disk(job, task, result)              # (what the run left in its folder)
     history.run_ended(state, job, task, result, now)     # (the ad the run left, before its end)
     condorjob.note_executing(state, job, task)  # (before its folder goes)
@@ -131,10 +133,14 @@ def _condor_exit(state, job, task, result, now):
 
 # ---------------------------------------------------------------- deleting
 
-def delete_task(state, dispatcher, job, number, now, force):
+def delete_task(state, dispatcher, job, number, now, force, by=""):
     """qdel of one task: a waiting one ends at once, a running one is signalled (and with
-    ``force`` ended whether or not its shepherd answers)."""
+    ``force`` ended whether or not its shepherd answers). ``by``: user@host of the
+    request, for the mail the job asked for (``jobmail.killed``)."""
     st = job.state_of(number)
+    known = job.tasks.get(number)
+    if st in (TaskState.PENDING, TaskState.ERROR, TaskState.RUNNING) and not (known and known.deleting):
+        jobmail.killed(state, job, number, by or job.spec["owner"])
     if st in (TaskState.PENDING, TaskState.ERROR):
         tr.delete_pending(job, number, now)
         _changed(state, job)
@@ -148,12 +154,13 @@ def delete_task(state, dispatcher, job, number, now, force):
         _changed(state, job)
 
 
-def delete_waiting(state, jobs, now):
+def delete_waiting(state, jobs, now, by=""):
     """qdel of whole jobs that wait to run (no arrays, no HTCondor jobs): each ends
     unstarted, as ``delete_task`` ends a waiting task, the whole set in one go, and
     leaves its final ad to the job history."""
     from gridtools.daemon import history
     for job in jobs:
+        jobmail.killed(state, job, 1, by or job.spec["owner"])
         tr.delete_pending(job, 1, now)
         condorjob.task_info(job, 1)["removed"] = True
         state.touch(job)
@@ -308,6 +315,7 @@ def suspend(state, dispatcher, job, task, why, on, force=False):
         suspension.send(state, dispatcher, job, task, "suspend" if after else "resume")
     if before != after and task.state is TaskState.RUNNING:
         condorjob.stopped(state, job, task, after, time.time())
+        jobmail.stopped(state, job, task, after)
     return changed
 
 

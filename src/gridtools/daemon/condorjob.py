@@ -327,8 +327,9 @@ def started(state, job, number, now, slot=None):
     else:
         write_events(state, job, _execute_events(job, number, task, slot, now))
     if ad.eval("JobNotification") == _NOTIFY_START:
-        state.log(f"I|mail to {_mail_to(job, ad)}: Condor Job {job.id}.{_proc(number)} started "
-                  "(not sent: noted here)")
+        from gridtools import cell
+        from gridtools.daemon import jobmail
+        jobmail.condor_started(state, job, number, ad, cell.hostname(), _mail_to(job, ad))
 
 
 #: the key of a task's bookkeeping that holds the properties of the execute event its
@@ -760,14 +761,15 @@ def _stays(job, number):
 
 
 def _notify(state, job, task, result):
-    """notification: the mail HTCondor would send is noted in the daemon's messages."""
+    """notification: the mail HTCondor's schedd sends at a proc's end (``daemon.jobmail``)."""
     ad = proc_ad(job, task.number)
     wanted = ad.eval("JobNotification")
     failed = bool(result.get("signal")) or int(result.get("exit_status", 0) or 0) != 0
     if wanted not in (_NOTIFY_ALWAYS, _NOTIFY_COMPLETE) and not (wanted == _NOTIFY_ERROR and failed):
         return
-    state.log(f"I|mail to {_mail_to(job, ad)}: Condor Job {job.id}.{_proc(task.number)} "
-              f"exited with status {int(result.get('exit_status', 0) or 0)} (not sent: noted here)")
+    from gridtools import cell
+    from gridtools.daemon import jobmail
+    jobmail.condor_ended(state, job, task, result, ad, cell.hostname(), _mail_to(job, ad), time.time())
 
 
 def _mail_to(job, ad):

@@ -216,8 +216,10 @@ class Daemon:
         """Remove what clients left behind: old replies, stale id claims, temporary files."""
         if now - self.swept < SWEEP_EVERY:
             return
+        from gridtools.daemon import jobmail
         from gridtools.spool import ids, replies, requests
         self.swept = now
+        jobmail.reap()
         replies.sweep(now)
         requests.sweep(now)
         faults.settle(self.state)

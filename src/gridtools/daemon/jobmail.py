@@ -1,0 +1,291 @@
+"""Mail about jobs: Grid Engine's (``qsub -m b|e|a|s``, ``-M``) in the words of its
+execd and qmaster, and HTCondor's (``notification``, ``notify_user``) in its schedd's.
+
+A Grid Engine job is mailed when a task starts (``b``), when it ends (``e``:
+"Complete", with its usage), when its run fails, is rescheduled or puts it
+into the error state (``a`` or ``e``: "Aborted", "Rescheduled", "Set in error
+state", with the reason), when qdel ends it (``a``: "Killed"), and when it is
+suspended or continued (``s``). Its addresses are its ``-M`` list, by default
+its owner at its submit host. An HTCondor job is mailed at its end as its
+``notification`` says (Always and Complete: every end; Error: an end by a
+signal or with a status other than 0), at its NotifyUser, by default its
+owner at its submit host.
+
+The mailer is the cell's: sge_conf's ``mailer`` for a Grid Engine job,
+condor_config's ``MAIL`` for an HTCondor one (``/usr/bin/mail`` for both by
+default), run as ``mailer -s subject address`` with the message on its
+standard input, once per address. It runs in the background: the daemon
+never waits for it, and kills one that has not ended after MAILER_TIMEOUT
+seconds. It runs as the job's owner (a daemon run by root gives it the
+owner's uid, group and groups) with a clean environment, since the addresses
+and the job's name in the subject are the owner's words; an address that
+begins with ``-`` (it would be an option to the mailer) is not mailed. What
+was sent, and what could not be, is noted in the messages file.
+"""
+
+import os
+import pwd
+import signal as signals
+import subprocess
+import time
+
+#: seconds a mailer may run before it is killed (Grid Engine's)
+MAILER_TIMEOUT = 60.0
+#: the mailers running: (Popen, when it was started)
+_RUNNING = []
+
+
+# ---------------------------------------------------------------- Grid Engine
+
+def _gridengine(job):
+    return not job.spec.get("condor_ad")
+
+
+def _letters(job):
+    return str(job.spec.get("mail_options") or "")
+
+
+def _subject(job, number, what):
+    name = job.spec.get("name", "")
+    if job.is_array:
+        return f"Job-array task {job.id}.{number} ({name}) {what}"
+    return f"Job {job.id} ({name}) {what}"
+
+
+def _when(stamp):
+    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(stamp)) if stamp else "<unknown>"
+
+
+def _hms(seconds):
+    seconds = max(0, int(seconds))
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def _memory(nbytes):
+    if not nbytes:
+        return "NA"
+    from gridtools.cli.sge import loadvalues
+    return loadvalues.memory(float(nbytes))
+
+
+def started(state, job, number, now):
+    """A task was dispatched: ``-m b``'s mail."""
+    if not _gridengine(job) or "b" not in _letters(job):
+        return
+    task = job.task(number)
+    subject = _subject(job, number, "Started")
+    body = (f"{subject}\n User       = {job.spec['owner']}\n Queue      = {task.queue}@{task.host}\n"
+            f" Host       = {task.host}\n Start Time = {_when(task.start_time or now)}\n")
+    send(state, job, subject, body)
+
+
+def ended(state, job, task, result):
+    """A task's run ended (``result``: its shepherd's): ``-m e``'s mail when it ran to its
+    end, ``-m a`` or ``-m e``'s when it failed, was rescheduled or went into the error
+    state. A run qdel ended was mailed about when it was deleted (``killed``)."""
+    if not _gridengine(job) or result.get("deleted") or task.deleting:
+        return
+    letters = _letters(job)
+    usage = result.get("usage") or {}
+    failed = int(result.get("failed") or 0)
+    user, queue, host = job.spec["owner"], f"{task.queue}@{task.host}", task.host
+    start, end = task.start_time, float(result.get("end_time") or 0) or time.time()
+    cpu = float(usage.get("ru_utime", 0.0) or 0.0) + float(usage.get("ru_stime", 0.0) or 0.0)
+    cpu_text = _hms(cpu) if cpu else "NA"
+    vmem = _memory(usage.get("maxvmem"))
+    status = int(result.get("exit_status") or 0)
+    if not failed and not result.get("error_state") and not result.get("requeue"):
+        if "e" not in letters:
+            return
+        subject = _subject(job, task.number, "Complete")
+        body = (f"{subject}\n User             = {user}\n Queue            = {queue}\n"
+                f" Host             = {host}\n Start Time       = {_when(start)}\n"
+                f" End Time         = {_when(end)}\n"
+                f" User Time        = {_hms(float(usage.get('ru_utime', 0.0) or 0.0))}\n"
+                f" System Time      = {_hms(float(usage.get('ru_stime', 0.0) or 0.0))}\n"
+                f" Wallclock Time   = {_hms(end - start if start else 0)}\n"
+                f" CPU              = {cpu_text}\n Max vmem         = {vmem}\n Exit Status      = {status}\n")
+        send(state, job, subject, body)
+        return
+    if "a" not in letters and "e" not in letters:
+        return
+    from gridtools.accounting.report import FAILED, UNKNOWN_FAILED
+    if result.get("requeue"):
+        action, comment = "Rescheduled", ""
+    elif result.get("error_state"):
+        action = "Set in error state"
+        comment = '\nUse "qmod -c <jobid>" to clear job error state\nonce the problem is fixed.'
+    else:
+        action, comment = "Aborted", ""
+    number = int(result.get("signal") or 0)
+    try:
+        sig = signals.Signals(number).name[3:] if number else "unknown signal"
+    except ValueError:
+        sig = "unknown signal"
+    reason = result.get("error_reason") or result.get("failed_reason") or "<unknown reason>"
+    subject = _subject(job, task.number, action)
+    body = (f"{subject}\n Exit Status      = {status}\n Signal           = {sig}\n User             = {user}\n"
+            f" Queue            = {queue}\n Host             = {host}\n Start Time       = {_when(start)}\n"
+            f" End Time         = {_when(end)}\n CPU              = {cpu_text}\n Max vmem         = {vmem}\n"
+            f"failed {FAILED.get(failed, UNKNOWN_FAILED)} because:\n{reason}{comment}\n")
+    send(state, job, subject, body)
+
+
+def killed(state, job, number, by):
+    """qdel took a task away (``by``: user@host of the request): ``-m a``'s mail."""
+    if not _gridengine(job) or "a" not in _letters(job):
+        return
+    name = job.spec.get("name", "")
+    if job.is_array:
+        subject = f"Job-array task {job.id}.{number} ({name}) Killed"
+        body = f"Job-array task {job.id}.{number} ({name}) was killed by {by}\n"
+    else:
+        subject = f"Job {job.id} ({name}) Killed"
+        body = f"Job {job.id} ({name})  was killed by {by}\n"
+    send(state, job, subject, body)
+
+
+def stopped(state, job, task, suspended):
+    """A running task was suspended (or continued): ``-m s``'s mail."""
+    if not _gridengine(job) or "s" not in _letters(job):
+        return
+    subject = _subject(job, task.number, "Suspended" if suspended else "Continued")
+    body = (f"{subject}\n Master queue    = {task.queue}@{task.host}\n Owner           = {job.spec['owner']}\n"
+            f" Submission time = {_when(job.spec.get('submit_time'))}\n"
+            f" Start time      = {_when(task.start_time)}\n")
+    send(state, job, subject, body)
+
+
+# ---------------------------------------------------------------- HTCondor
+
+def _fmt_duration(seconds):
+    seconds = max(0, int(seconds))
+    days, rest = divmod(seconds, 86400)
+    return f"{days:3d}+{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
+
+
+def _condor_head(job, number, ad, host):
+    """The lines that open the schedd's mail about a proc: the machine, the job's id, its
+    command and arguments, batch name and submit folder."""
+    cmd = ad.eval("Cmd")
+    args = ad.eval("Arguments")
+    lines = ["This is an automated email from the Condor system", f'on machine "{host}".  Do not reply.', "",
+             f"Condor job {job.id}.{number - 1}"]
+    if isinstance(cmd, str) and cmd:
+        lines.append(f"\t{cmd} {args}" if isinstance(args, str) and args else f"\t{cmd}")
+    batch, iwd = ad.eval("JobBatchName"), ad.eval("Iwd")
+    if isinstance(batch, str) and batch:
+        lines.append(f"\tfrom batch {batch}")
+    if isinstance(iwd, str) and iwd:
+        lines.append(f"\tsubmitted from directory {iwd}")
+    return lines
+
+
+def condor_started(state, job, number, ad, host, address):
+    """An HTCondor job's proc began to run, and its notification is Start."""
+    lines = _condor_head(job, number, ad, host) + ["has started", ""]
+    send(state, job, f"Condor Job {job.id}.{number - 1}", "\n".join(lines) + "\n", addresses=[address])
+
+
+def condor_ended(state, job, task, result, ad, host, address, now):
+    """An HTCondor job's proc ended, and its notification asks for mail (``address``: its
+    NotifyUser, or its owner at the submit host): the schedd's message."""
+    proc = f"{job.id}.{task.number - 1}"
+    lines = _condor_head(job, task.number, ad, host)
+    number = int(result.get("signal") or 0)
+    lines.append(f"died on signal {number}" if number else
+                 f"exited normally with status {int(result.get('exit_status') or 0)}")
+    submitted = float(job.spec.get("submit_time") or now)
+    usage = result.get("usage") or {}
+    utime, stime = float(usage.get("ru_utime", 0.0) or 0.0), float(usage.get("ru_stime", 0.0) or 0.0)
+    wall = max(0.0, now - task.start_time) if task.start_time else 0.0
+    image = ad.eval("ImageSize")
+    lines += ["", "", f"Submitted at:        {time.ctime(submitted)}"]
+    if not number:
+        lines += [f"Completed at:        {time.ctime(now)}", f"Real Time:           {_fmt_duration(now - submitted)}"]
+    lines += ["", f"Virtual Image Size:  {image if isinstance(image, int) else 0} Kilobytes", "",
+              "Statistics from last run:", f"Allocation/Run time:     {_fmt_duration(wall)}",
+              f"Remote User CPU Time:    {_fmt_duration(utime)}",
+              f"Remote System CPU Time:  {_fmt_duration(stime)}",
+              f"Total Remote CPU Time:   {_fmt_duration(utime + stime)}", ""]
+    send(state, job, f"Condor Job {proc}", "\n".join(lines) + "\n", addresses=[address])
+
+
+# ---------------------------------------------------------------- sending
+
+def _addresses(job):
+    listed = [str(a) for a in job.spec.get("mail_list") or () if str(a).strip()]
+    return listed or [f"{job.spec['owner']}@{job.spec.get('submit_host') or 'localhost'}"]
+
+
+def _mailer(state, job):
+    if _gridengine(job):
+        conf = state.config.objects["conf"].get("global") or {}
+        found = str(conf.get("mailer") or "").strip()
+    else:
+        get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
+        found = str(get("MAIL") or "").strip()
+    return found if found and found.upper() != "NONE" else "/usr/bin/mail"
+
+
+def send(state, job, subject, body, addresses=None):
+    """Mail ``body`` about ``job`` to each of its addresses, in the background."""
+    reap()
+    mailer = _mailer(state, job)
+    subject = " ".join(subject.split())                 # (one line, whatever the job's name holds)
+    for address in addresses or _addresses(job):
+        address = address.strip()
+        if not address or address.startswith("-") or any(c.isspace() or ord(c) < 32 for c in address):
+            state.log(f"W|job {job.id}: no mail to {address!r}: not an address")
+            continue
+        problem = _start(mailer, subject, address, body, job.spec)
+        if problem:
+            state.log(f"W|job {job.id}: no mail to {address} ({subject}): {problem}")
+        else:
+            state.log(f"I|job {job.id}: mail to {address}: {subject}")
+
+
+def _start(mailer, subject, address, body, spec):
+    """Start the mailer for one address; what went wrong, or None."""
+    import tempfile
+    uid, gid = int(spec.get("uid", os.getuid())), int(spec.get("gid", os.getgid()))
+    try:
+        entry = pwd.getpwuid(uid)
+        home, name = entry.pw_dir, entry.pw_name
+    except KeyError:
+        home, name = "/", str(spec.get("owner", uid))
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "USER": name, "LOGNAME": name,
+           "LANG": "C.UTF-8"}
+    kwargs = {}
+    if os.geteuid() == 0 and uid != 0:
+        try:
+            groups = os.getgrouplist(name, gid)
+        except OSError:
+            groups = [gid]
+        kwargs = {"user": uid, "group": gid, "extra_groups": groups}
+    try:
+        with tempfile.TemporaryFile() as text:
+            text.write(body.encode("utf-8", "replace"))
+            text.seek(0)
+            proc = subprocess.Popen([mailer, "-s", subject, address], stdin=text, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, env=env, cwd="/", close_fds=True,
+                                    start_new_session=True, **kwargs)
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        return f"{mailer}: {getattr(exc, 'strerror', None) or exc}"
+    _RUNNING.append((proc, time.monotonic()))
+    return None
+
+
+def reap():
+    """Collect the mailers that ended; kill those that ran too long."""
+    now = time.monotonic()
+    for entry in list(_RUNNING):
+        proc, began = entry
+        if proc.poll() is not None:
+            _RUNNING.remove(entry)
+        elif now - began > MAILER_TIMEOUT:
+            try:
+                os.killpg(proc.pid, signals.SIGKILL)
+            except OSError:
+                pass
+            proc.poll()

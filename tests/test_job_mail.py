@@ -1,0 +1,121 @@
+"""Mail about jobs, end to end: ``qsub -m``/``-M`` and HTCondor's ``notification``.
+
+The cell's mailer is a script that keeps what it was called with (its user, its
+arguments, the message) in a file of its own, as ``mail -s subject address``
+would take it.
+"""
+
+import glob
+import os
+
+from condortools import submit, wait_events
+from conftest import wait_for
+from qtools import jid_of, set_global
+
+MAILER = """#!/bin/sh
+out=$(mktemp {folder}/mail.XXXXXX)
+{{ echo "user=$(id -un)"; printf 'arg=%s\\n' "$@"; echo "--"; cat; }} > "$out.part"
+mv "$out.part" "$out.txt"; rm -f "$out"
+"""
+
+
+def _mailer(workdir):
+    folder = os.path.join(workdir, "mails")
+    os.mkdir(folder)
+    os.chmod(folder, 0o1777)
+    path = os.path.join(workdir, "mailer.sh")
+    with open(path, "w") as fh:
+        fh.write(MAILER.format(folder=folder))
+    os.chmod(path, 0o755)
+    return path, folder
+
+
+def _mails(folder):
+    """(user, [arguments], message) of each mail sent so far."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(folder, "mail.*.txt"))):
+        head, _, body = open(path).read().partition("--\n")
+        lines = head.splitlines()
+        found.append((lines[0][5:], [line[4:] for line in lines[1:]], body))
+    return found
+
+
+def _subjects(folder):
+    return sorted(args[1] for _user, args, _body in _mails(folder))
+
+
+def test_qsub_m_mails_the_start_end_suspension_and_deletion_of_a_job(cell, users, workdir):
+    alice = users[0]
+    mailer, folder = _mailer(workdir)
+    set_global(cell, mailer=mailer)
+    host = cell.host
+    done = jid_of(cell.qsub("-m", "be", "-M", "alice@example.org,-oQ/tmp/x", "-N", "mailtest", "-b", "y",
+                            "true", user=alice, cwd=workdir))
+    cell.wait_finished(done)
+    wait_for(lambda: len(_mails(folder)) >= 2)
+    started, complete = sorted(_mails(folder), key=lambda m: m[1][1], reverse=True)
+    assert started[:2] == (alice, ["-s", f"Job {done} (mailtest) Started", "alice@example.org"])
+    assert started[2].startswith(f"Job {done} (mailtest) Started\n User       = {alice}\n Queue      = all.q@")
+    assert complete[:2] == (alice, ["-s", f"Job {done} (mailtest) Complete", "alice@example.org"])
+    lines = complete[2].splitlines()
+    assert lines[0] == f"Job {done} (mailtest) Complete"
+    assert [line.split("=")[0].strip() for line in lines[1:]] == [
+        "User", "Queue", "Host", "Start Time", "End Time", "User Time", "System Time", "Wallclock Time",
+        "CPU", "Max vmem", "Exit Status"]
+    assert lines[-1] == " Exit Status      = 0"
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert f"job {done}: no mail to '-oQ/tmp/x': not an address" in messages
+    # -m s and -m a, to the owner at the submit host by default
+    for path in glob.glob(os.path.join(folder, "*")):
+        os.unlink(path)
+    job = jid_of(cell.qsub("-m", "as", "-N", "sleeper", "-b", "y", "sleep", "60", user=alice, cwd=workdir))
+    assert wait_for(lambda: any(row.split()[0] == str(job) and row.split()[4] == "r"
+                                for row in cell.run("qstat", "-u", "*").stdout.splitlines()[2:]), timeout=20)
+    assert cell.run("qmod", "-sj", str(job), user=alice).returncode == 0
+    wait_for(lambda: len(_mails(folder)) == 1)
+    assert cell.run("qmod", "-usj", str(job), user=alice).returncode == 0
+    wait_for(lambda: len(_mails(folder)) == 2)
+    assert cell.run("qdel", str(job), user=alice).returncode == 0
+    cell.wait_finished(job)
+    wait_for(lambda: len(_mails(folder)) == 3)
+    assert _subjects(folder) == [f"Job {job} (sleeper) Continued", f"Job {job} (sleeper) Killed",
+                                 f"Job {job} (sleeper) Suspended"]
+    assert {args[2] for _user, args, _body in _mails(folder)} == {f"{alice}@{host}"}
+    killed = next(body for _user, args, body in _mails(folder) if args[1].endswith("Killed"))
+    assert killed.startswith(f"Job {job} (sleeper)  was killed by {alice}")
+    # no mail without -m
+    quiet = jid_of(cell.qsub("-b", "y", "true", user=alice, cwd=workdir))
+    cell.wait_finished(quiet)
+    assert len(_mails(folder)) == 3
+
+
+def test_a_failed_run_is_mailed_with_its_reason(cell, users, workdir):
+    mailer, folder = _mailer(workdir)
+    set_global(cell, mailer=mailer)
+    job = jid_of(cell.qsub("-m", "a", "-wd", "/nonexistent/folder", "-N", "lost", "-b", "y", "true",
+                           user=users[0], cwd=workdir))
+    wait_for(lambda: _mails(folder), timeout=20)
+    (_user, args, body), = _mails(folder)
+    assert args[1] == f"Job {job} (lost) Set in error state"
+    assert "failed changing into working directory because:\n" in body
+    assert body.endswith('Use "qmod -c <jobid>" to clear job error state\nonce the problem is fixed.\n')
+
+
+def test_htcondor_notification_mails_the_end_of_a_job(cell, users, workdir):
+    mailer, folder = _mailer(workdir)
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"MAIL = {mailer}\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    done = submit(cell, "executable = /bin/true\nnotification = complete\nnotify_user = me@example.org\n"
+                        "log = n.log\nqueue\n", cwd=workdir, user=users[0])
+    quiet = submit(cell, "executable = /bin/true\nnotification = never\nlog = n.log\nqueue\n",
+                   cwd=workdir, user=users[0])
+    wait_events(os.path.join(workdir, "n.log"), f"{done}.0", [0, 1, 5])
+    wait_events(os.path.join(workdir, "n.log"), f"{quiet}.0", [0, 1, 5])
+    (user, args, body), = wait_for(lambda: _mails(folder))
+    assert (user, args) == (users[0], ["-s", f"Condor Job {done}.0", "me@example.org"])
+    lines = body.splitlines()
+    assert lines[:5] == ["This is an automated email from the Condor system",
+                         f'on machine "{cell.host}".  Do not reply.', "", f"Condor job {done}.0",
+                         "\t/bin/true"]
+    assert "exited normally with status 0" in lines
