@@ -119,3 +119,27 @@ def test_htcondor_notification_mails_the_end_of_a_job(cell, users, workdir):
                          f'on machine "{cell.host}".  Do not reply.', "", f"Condor job {done}.0",
                          "\t/bin/true"]
     assert "exited normally with status 0" in lines
+
+
+def test_an_owner_has_a_few_mailers_running_at_most(cell, users, workdir):
+    """Mail of each task of a large array would have the daemon start as many mailers:
+    while MOST_RUNNING of an owner's run, a new mail is noted, not sent."""
+    import subprocess
+    from gridtools.daemon.jobmail import MOST_RUNNING
+    slow = os.path.join(workdir, "slowmailer.sh")
+    with open(slow, "w") as fh:
+        fh.write("#!/bin/sh\nexec sleep 29.71\n")
+    os.chmod(slow, 0o755)
+    set_global(cell, mailer=slow)
+    job = jid_of(cell.qsub("-t", f"1-{MOST_RUNNING + 3}", "-m", "b", "-b", "y", "true", user=users[0], cwd=workdir))
+    try:
+        cell.wait_finished(job, tasks=range(1, MOST_RUNNING + 4), timeout=60)
+
+        def noted():
+            text = open(os.path.join(cell.root, "spool", "messages")).read()
+            return text if text.count(f"job {job}: ") >= MOST_RUNNING + 3 else None
+        text = wait_for(noted, timeout=20)
+        assert text.count(f"I|job {job}: mail to ") == MOST_RUNNING
+        assert text.count(f"mailers of its owner are still running") == 3
+    finally:
+        subprocess.run(["pkill", "-u", users[0], "-f", "sleep 29.71"], check=False)

@@ -19,8 +19,10 @@ never waits for it, and kills one that has not ended after MAILER_TIMEOUT
 seconds. It runs as the job's owner (a daemon run by root gives it the
 owner's uid, group and groups) with a clean environment, since the addresses
 and the job's name in the subject are the owner's words; an address that
-begins with ``-`` (it would be an option to the mailer) is not mailed. What
-was sent, and what could not be, is noted in the messages file.
+begins with ``-`` (it would be an option to the mailer) is not mailed, nor
+more than MOST_ADDRESSES addresses, nor a mail while MOST_RUNNING mailers of
+the owner's still run. What was sent, and what was not, is noted in the
+messages file.
 """
 
 import os
@@ -31,7 +33,13 @@ import time
 
 #: seconds a mailer may run before it is killed (Grid Engine's)
 MAILER_TIMEOUT = 60.0
-#: the mailers running: (Popen, when it was started)
+#: most addresses one mail goes to (the others are noted, not mailed)
+MOST_ADDRESSES = 32
+#: most mailers of one owner running at once: a mail beyond is noted, not sent (a
+#: large array asking for mail of each task would otherwise have the daemon start
+#: thousands of processes)
+MOST_RUNNING = 8
+#: the mailers running: (Popen, when it was started, the owner's uid)
 _RUNNING = []
 
 
@@ -233,12 +241,19 @@ def send(state, job, subject, body, addresses=None):
     reap()
     mailer = _mailer(state, job)
     subject = " ".join(subject.split())                 # (one line, whatever the job's name holds)
-    for address in addresses or _addresses(job):
+    addresses = addresses or _addresses(job)
+    if len(addresses) > MOST_ADDRESSES:
+        state.log(f"W|job {job.id}: mail to the first {MOST_ADDRESSES} of its {len(addresses)} addresses only")
+    uid = int(job.spec.get("uid", os.getuid()))
+    for address in addresses[:MOST_ADDRESSES]:
         address = address.strip()
         if not address or address.startswith("-") or any(c.isspace() or ord(c) < 32 for c in address):
             state.log(f"W|job {job.id}: no mail to {address!r}: not an address")
             continue
-        problem = _start(mailer, subject, address, body, job.spec)
+        if sum(1 for entry in _RUNNING if entry[2] == uid) >= MOST_RUNNING:
+            problem = f"{MOST_RUNNING} mailers of its owner are still running"
+        else:
+            problem = _start(mailer, subject, address, body, job.spec)
         if problem:
             state.log(f"W|job {job.id}: no mail to {address} ({subject}): {problem}")
         else:
@@ -272,7 +287,7 @@ def _start(mailer, subject, address, body, spec):
                                     start_new_session=True, **kwargs)
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         return f"{mailer}: {getattr(exc, 'strerror', None) or exc}"
-    _RUNNING.append((proc, time.monotonic()))
+    _RUNNING.append((proc, time.monotonic(), uid))
     return None
 
 
@@ -280,7 +295,7 @@ def reap():
     """Collect the mailers that ended; kill those that ran too long."""
     now = time.monotonic()
     for entry in list(_RUNNING):
-        proc, began = entry
+        proc, began, _uid = entry
         if proc.poll() is not None:
             _RUNNING.remove(entry)
         elif now - began > MAILER_TIMEOUT:
