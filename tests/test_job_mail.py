@@ -82,7 +82,7 @@ def test_qsub_m_mails_the_start_end_suspension_and_deletion_of_a_job(cell, users
                                  f"Job {job} (sleeper) Suspended"]
     assert {args[2] for _user, args, _body in _mails(folder)} == {f"{alice}@{host}"}
     killed = next(body for _user, args, body in _mails(folder) if args[1].endswith("Killed"))
-    assert killed.startswith(f"Job {job} (sleeper)  was killed by {alice}")
+    assert killed == f"Job {job} (sleeper)  was killed by {alice}@{host}\n"
     # no mail without -m
     quiet = jid_of(cell.qsub("-b", "y", "true", user=alice, cwd=workdir))
     cell.wait_finished(quiet)

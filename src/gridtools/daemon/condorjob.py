@@ -92,8 +92,9 @@ def check_new(spec):
         return "the job's ad has no command (Cmd)"
     if len(texts) > 1 and len(texts) != len(list(spec_numbers(spec))):
         return "the job's ads do not match its procs"
+    from gridtools.formats.condor.jobattrs import VANILLA
     from gridtools.formats.condor.spec import universe_of
-    if spec.get("universe") != universe_of(parsed[0]):
+    if spec.get("universe", VANILLA) != universe_of(parsed[0]):
         return "the job's universe is not its ad's"
     return ""
 

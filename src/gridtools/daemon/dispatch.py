@@ -477,6 +477,40 @@ def _write_pe_hostfile(tdir, granted):
     atomic_write(os.path.join(tdir, "pe_hostfile"), "\n".join(lines) + "\n", fsync=False)
 
 
+#: rounds in which ``_end_task`` kills what is left below a shepherd before it gives up
+_KILL_ROUNDS = 20
+
+
+def _end_task(job_id, number, shepherd):
+    """Kill every process of a task whose live shepherd (verified, and held by its
+    control lock) is ``shepherd``, then the shepherd. The shepherd is stopped first, so
+    that it starts nothing more (an epilog); then the kernel kills the task's cgroup
+    when it has one (``leftovers.kill_group``), then the job's process groups, then
+    whatever is still below the shepherd: it is the subreaper of the job's processes,
+    so those that left the job's group or session (``setsid``, GNU ``timeout``) are
+    among its descendants until it ends."""
+    from gridtools.exec import leftovers
+    try:
+        os.kill(shepherd, signal.SIGSTOP)
+    except ProcessLookupError:
+        return
+    leftovers.kill_group(job_id, number, shepherd)
+    _kill_job_groups(shepherd)
+    for _ in range(_KILL_ROUNDS):
+        left = leftovers.descendants(shepherd)
+        if not left:
+            break
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    try:
+        os.kill(shepherd, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def _kill_job_groups(shepherd):
     """SIGKILL the process group of every child of a shepherd (the job's)."""
     import psutil
@@ -590,14 +624,11 @@ class LocalExecution:
                 return False
 
     def kill(self, job_id, number):
+        """End a task now, every process of it and its shepherd (``_end_task``)."""
         with _Controlling(job_id, number) as control:
             pid = shepherd_pid(job_id, number) if control.held else 0
             if pid:
-                _kill_job_groups(pid)
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                _end_task(job_id, number, pid)
 
     def shepherd(self, job_id, number):
         return shepherd_pid(job_id, number)

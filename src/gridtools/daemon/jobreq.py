@@ -57,6 +57,7 @@ class Batch:
     def __init__(self, state, req, now, op, **fields):
         self.state, self.req, self.now, self.op, self.fields = state, req, now, op, fields
         self.jobs, self.ids = [], set()
+        self.by = ""                    # user@host of a deletion (``jobmail.killed``)
 
     def add(self, job):
         self.jobs.append(job)
@@ -70,7 +71,7 @@ class Batch:
         state = self.state
         earlier = state.dirty.intersection(ids)
         if self.op == "delete":
-            apply.delete_waiting(state, jobs, self.now)
+            apply.delete_waiting(state, jobs, self.now, by=self.by)
         else:
             apply.hold_jobs(state, jobs, self.fields["letters"], self.fields["on"])
         if journal.usable(state, len(jobs)):
@@ -84,8 +85,14 @@ def delete(state, dispatcher, req, now):
     """Delete job tasks; answers what was done to each target (see ``outcome``)."""
     requester = user_name(req.uid)
     force = bool(req.body.get("force"))
+    forbidden = force_refusal(state, requester) if force else None
+    if forbidden:
+        state.log(f"E|{forbidden}")
+        return 1, forbidden + "\n", ""
     before = journal.answered_before(state, req.name)
     batch = Batch(state, req, now, "delete")
+    from gridtools import cell
+    by = batch.by = f"{requester}@{cell.hostname()}"
     done, refused = [], 0
     for target, chosen in targets_of(state, req, before):
         job_id = target["id"]
@@ -104,10 +111,30 @@ def delete(state, dispatcher, req, now):
             batch.add(job)
             done.append((job_id, DELETED))
         else:
-            done.append(delete_job(state, dispatcher, job, target, now, force))
+            done.append(delete_job(state, dispatcher, job, target, now, force, by=by))
     batch.apply()
     _log_refused(state, requester, req, refused, "delete")
     return 0, outcomes_text(done), ""
+
+
+#: the qmaster_params flag that lets every user force the deletion of the jobs they may delete
+FORCED_QDEL = "ENABLE_FORCED_QDEL"
+
+
+def force_refusal(state, requester):
+    """Grid Engine's answer to a forced deletion ``requester`` may not ask for, or None:
+    managers may, others only while qmaster_params hold ENABLE_FORCED_QDEL (true)."""
+    if auth.is_manager(state, requester) or _qmaster_flag(state, FORCED_QDEL):
+        return None
+    return f'"{requester}" - forcing a job deletion requires manager privileges'
+
+
+def _qmaster_flag(state, name):
+    """True when the global configuration's qmaster_params set boolean ``name`` (given
+    alone, or as ``name=true`` or ``name=1``; the case of either does not matter)."""
+    from gridtools.formats.sge.conf import parse_params
+    params = parse_params((state.config.objects["conf"].get("global") or {}).get("qmaster_params"))
+    return any(key.upper() == name and str(value).lower() in ("1", "true") for key, value in params.items())
 
 
 #: what was done to a waiting job that is no array, deleted whole (see ``outcome``)
@@ -127,9 +154,10 @@ def _log_refused(state, requester, req, refused, what):
                   f"{','.join(req.body['users'])})")
 
 
-def delete_job(state, dispatcher, job, target, now, force):
+def delete_job(state, dispatcher, job, target, now, force, by=""):
     """Delete the tasks of one target; its outcome. A whole large array is deleted
-    without a record per untouched task."""
+    without a record per untouched task. ``by``: user@host of the request (the mail
+    of ``qsub -m a`` names them)."""
     tasks = target.get("tasks")
     untouched = job.untouched()
     at_once = not tasks and len(untouched) > DELETE_AT_ONCE
@@ -139,7 +167,7 @@ def delete_job(state, dispatcher, job, target, now, force):
         st = job.state_of(number)
         if st is not TaskState.FINISHED:
             (registered if st is TaskState.RUNNING else deleted).append(number)
-        apply.delete_task(state, dispatcher, job, number, now, force)
+        apply.delete_task(state, dispatcher, job, number, now, force, by=by)
     job_id, result = outcome(target, array=job.is_array, deleted=deleted, registered=registered)
     if at_once:
         result["deleted"] = _merged_runs(result["deleted"], untouched)

@@ -26,6 +26,10 @@ init, out of reach of the job's accounting. So:
   never a cgroup). The shepherd waits for every child that ends while the job
   runs (``reap_others``), so that no process table fills with zombies.
 
+- A task ended from outside (a forced deletion, a lost host) while its
+  shepherd lives: ``kill_group`` has the kernel kill what is in the task's
+  cgroup, found by the job and task numbers and the shepherd's verified pid.
+
 What is ended is waited for: its CPU time and the other figures of its usage
 are added to the job's, as Grid Engine's process data collector adds those of
 the processes that carry the job's additional group id, and as HTCondor's
@@ -280,6 +284,82 @@ class Tracker:
                     self.kill()
                 time.sleep(0.005)
         return False
+
+
+def group_name(job_id, number, shepherd):
+    """The name of the cgroup of task ``number`` of job ``job_id`` whose shepherd has the
+    pid ``shepherd`` (the shepherd makes it: ``Tracker.make``)."""
+    return f"{int(job_id)}.{int(number)}.{int(shepherd)}"
+
+
+def kill_group(job_id, number, shepherd):
+    """From outside the task (its forced end): have the kernel kill every process in the
+    cgroup of the task whose live, verified shepherd has the pid ``shepherd``, or freeze
+    the cgroup and kill them where the kernel has no ``cgroup.kill``. False when the task
+    has no such cgroup (a cell not run by root, no cgroup2 file system, a cgroup removed).
+
+    The path is made of the cgroup2 mount this process sees and of numbers alone, and is
+    walked without following a link; each folder on it must be root's and on the
+    mount's file system, so that nothing a user could have made is written to."""
+    mount = _cgroup2_mount()
+    if mount is None:
+        return False
+    fds = []
+    try:
+        fds.append(os.open(mount, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        device = os.fstat(fds[0]).st_dev
+        for name in (BASE, group_name(job_id, number, shepherd)):
+            fds.append(os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                               dir_fd=fds[-1]))
+            st = os.fstat(fds[-1])
+            if st.st_uid != 0 or st.st_dev != device:
+                return False
+        _kill_in(fds[-1])
+        return True
+    except OSError:
+        return False
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _kill_in(folder):
+    """``Tracker.kill`` for the cgroup whose folder is open as ``folder``."""
+    if _write_at(folder, "cgroup.kill", "1"):
+        return
+    frozen = _write_at(folder, "cgroup.freeze", "1")
+    try:
+        fd = os.open("cgroup.procs", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+        try:
+            words = os.read(fd, 1 << 20).split()
+        finally:
+            os.close(fd)
+    except OSError:
+        words = []
+    for word in words:
+        if word.isdigit():
+            try:
+                os.kill(int(word), signal.SIGKILL)
+            except OSError:
+                pass
+    if frozen:
+        _write_at(folder, "cgroup.freeze", "0")
+
+
+def _write_at(folder, name, text):
+    """Write ``text`` into the control file ``name`` of the cgroup folder open as
+    ``folder``; False when it could not."""
+    try:
+        fd = os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return False
+    try:
+        os.write(fd, text.encode())
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _write(path, text):

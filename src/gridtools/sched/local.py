@@ -11,8 +11,16 @@ while its universe's START_LOCAL_UNIVERSE / START_SCHEDULER_UNIVERSE
 scheduler universe tasks running) is true, evaluated with
 TotalLocalJobsRunning and TotalSchedulerJobsRunning counting the tasks that
 run and those this pass starts.
+
+The home instance must still be open to the job: none starts while it, or
+its host, takes no new jobs (disabled, suspended, in error, closed by its
+calendar, its host drained or unknown) or while its access lists keep the
+job's owner or project out (the queue's ``user_lists``/``xuser_lists``,
+``projects``/``xprojects`` and those of its host), with the reason the slot
+path gives for that instance (``queues.closed``, ``queues.access_denied``).
 """
 
+from gridtools.sched import queues as qsel
 from gridtools.sched.reasons import Reason, Why
 from gridtools.sched.snapshot import Start
 
@@ -48,7 +56,7 @@ def start(p, job, decisions):
         if why is not None:
             reasons.append(why)
             continue
-        refusal = _limit(p.snap.config, job.universe, running)
+        refusal = home_refusal(p.snap, job, qi) or _limit(p.snap.config, job.universe, running)
         if refusal is not None:
             reasons.append(refusal)
             break
@@ -57,6 +65,14 @@ def start(p, job, decisions):
         decisions.starts.append(Start(job.id, task, granted))
         running[job.universe] = running.get(job.universe, 0) + 1
     return reasons
+
+
+def home_refusal(snap, job, qi):
+    """Why the home instance ``qi`` takes no task of the job now, or None: its state or
+    its host's, then its access lists, judged as for a job that asks for a slot there
+    (capacity, load, queue type and resource requests aside: the job holds none)."""
+    why = qsel.closed(qi, snap.hosts.get(qi.host))
+    return why if why is not None else qsel.access_denied(job.request, job.owner, qi)
 
 
 def _running(p):
