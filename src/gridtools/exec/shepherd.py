@@ -495,7 +495,8 @@ class Shepherd:
         """Make the task's cgroup (``leftovers.Tracker``), once, and make it the one the
         processes forked for the task enter (``leftovers.join``)."""
         if self.tracker is None:
-            self.tracker = leftovers.Tracker.make(f"{self.plan['job_id']}.{self.plan['task']}.{os.getpid()}")
+            self.tracker = leftovers.Tracker.make(leftovers.group_name(self.plan['job_id'], self.plan['task'],
+                                                                       os.getpid()))
             leftovers.adopt(self.tracker)
 
     def _make_cgroup(self):
