@@ -28,6 +28,9 @@ def _table(name):
         escape = {code: _NAMED.get(chr(code)) or "\\x%02x" % code for code in _CONTROLS}
         terminal = {code: text for code, text in escape.items() if code not in (10, 9)}
         terminal.update({0xDC00 + code: "\\x%02x" % code for code in range(0x80, 0xA0)})
+        lone = {code: "\\u%04x" % code for code in (*range(0xD800, 0xDC80), *range(0xDD00, 0xE000))}
+        escape.update(lone)                     # (surrogates no undecodable byte stands for)
+        terminal.update(lone)
         _TABLES.update(escape=escape, terminal=terminal)
     return _TABLES[name]
 

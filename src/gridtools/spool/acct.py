@@ -44,7 +44,7 @@ def append(records, later=False):
         try:
             size = os.fstat(fd).st_size
             data = (acct_format.HEADER if size == 0 else "") + "".join(acct_format.render(r) for r in records)
-            _write_all(fd, data.encode("utf-8", "surrogateescape"))
+            _write_all(fd, _encoded(data))
             if not later:
                 os.fsync(fd)
         except OSError as exc:
@@ -55,6 +55,15 @@ def append(records, later=False):
         _FLUSHER.start(fd)
     else:
         os.close(fd)
+
+
+def _encoded(text):
+    """The bytes of records: a byte that was not UTF-8 as it came; any other lone
+    surrogate (no request may bring one) as an escape, so that a record is never lost."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace")
 
 
 def settle():

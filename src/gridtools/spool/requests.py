@@ -124,11 +124,36 @@ def _dump(body):
 
 
 def _load(data):
-    """A request's mapping from its bytes (JSON when they start with ``{``)."""
+    """A request's mapping from its bytes (JSON when they start with ``{``), and whether a
+    text in it holds a lone surrogate that no byte stands for (see ``_lone_surrogate``)."""
+    text = data.decode("utf-8", "surrogateescape")
     if data[:1] == b"{":
         import json
-        return json.loads(data.decode("utf-8", "surrogateescape"))
-    return spoolyaml.load(data.decode("utf-8", "surrogateescape"))
+        body = json.loads(text)
+    else:
+        body = spoolyaml.load(text)
+    return body, ("\\u" in text or "\\U" in text) and _lone_surrogate(body)
+
+
+def _lone_surrogate(value):
+    """True when a text of ``value`` (at any depth) holds a surrogate other than one from
+    U+DC80 to U+DCFF: those stand for bytes that were not UTF-8 (``surrogateescape``: a
+    file name's, say), any other only an escape (``\\ud800``) can make; no file and no
+    output could hold it, and every record of a job that had it would fail."""
+    import re
+    bad = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if bad.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
 
 
 def _reply_box(name, kind):
@@ -292,9 +317,13 @@ def read(folder, name, uid=None):
         return Request(name, "invalid", st.st_uid, {}, path, f"is too large (over {MAX_REQUEST} bytes)")
     data, script = _split_script(data)
     try:
-        body = _load(data)
+        body, lone = _load(data)
     except Exception:  # noqa: BLE001 - a broken request must not stop the daemon
         return Request(name, "invalid", st.st_uid, {}, path, "is not a request")
+    if lone:
+        keep = {key: body[key] for key in ("reply", "has_script") if key in body} if isinstance(body, dict) else {}
+        return Request(name, "invalid", st.st_uid, keep, path, "holds a text with a character that is none "
+                                                                "(a lone surrogate)")
     kind = body.get("kind") if isinstance(body, dict) else None
     return Request(name, kind if isinstance(kind, str) else "invalid", st.st_uid, body, path,
                    script=script, queued=st.st_ctime)
