@@ -39,3 +39,44 @@ def test_a_text_no_file_can_hold_is_refused(cell, users, workdir):
     listing = cell.run("qstat", "-u", "*", text=False)
     assert listing.returncode == 0 and b"ok\xffname" in listing.stdout
     _still_serves(cell, bob, workdir)
+
+
+def _spool(cell, *parts):
+    return os.path.join(cell.root, "spool", *parts)
+
+
+def test_junk_in_the_shared_folders_goes_whatever_its_shape_and_times(cell, users, workdir, monkeypatch):
+    """What alice plants where everybody may write: a folder 3000 levels deep among the
+    reply folders (removing it by recursion fails, and stopped every sweep after it), a
+    hidden file in the requests' folder dated ten years ahead (it looked fresh for ever),
+    and more id claims than any client holds. Each sweep goes, and so does the junk;
+    bob's claim stays."""
+    from gridtools.spool import ids, junk, replies, requests
+    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
+    alice, bob = users[0], users[1]
+    user_py(cell, alice, f"""
+        import os, time
+        os.chdir({_spool(cell, "replies")!r})
+        os.mkdir("zzdeep")
+        os.chdir("zzdeep")
+        for _ in range(3000):
+            os.mkdir("d")
+            os.chdir("d")
+        open("leaf", "w").close()
+        hidden = os.path.join({_spool(cell, "requests")!r}, ".junk")
+        open(hidden, "w").close()
+        os.utime(hidden, (time.time() + 10 * 365 * 86400,) * 2)
+        for n in range({ids.MOST_CLAIMS + 5}):
+            open(os.path.join({_spool(cell, "jobids")!r}, str(9000000 + n)), "w").close()
+        """, check=True)
+    user_py(cell, bob, f"open({_spool(cell, 'jobids', '8999999')!r}, 'w').close()", check=True)
+    later = time.time() + 2 * 86400
+    replies.sweep(later)
+    requests.sweep(later)
+    ids.sweep("job", time.time())
+    assert not os.path.exists(_spool(cell, "requests", ".junk"))
+    left = [n for n in os.listdir(_spool(cell, "jobids")) if n.isdigit() and int(n) >= 8999999]
+    assert left == ["8999999"]
+    wait_for(lambda: not os.path.exists(_spool(cell, "replies", "zzdeep")), timeout=30)
+    junk.settle()
+

@@ -217,15 +217,17 @@ class Daemon:
         if now - self.swept < SWEEP_EVERY:
             return
         from gridtools.daemon import jobmail
-        from gridtools.spool import ids, replies, requests
+        from gridtools.spool import ids, junk, replies, requests
         self.swept = now
-        jobmail.reap()
-        replies.sweep(now)
-        requests.sweep(now)
-        faults.settle(self.state)
+        steps = [jobmail.reap, junk.settle, lambda: replies.sweep(now), lambda: requests.sweep(now),
+                 lambda: faults.settle(self.state), lambda: ids.sweep("ar", now)]
         if not self.more_intake:
-            ids.sweep("job", now)
-        ids.sweep("ar", now)
+            steps.append(lambda: ids.sweep("job", now))
+        for step in steps:             # (one that fails leaves the others to do their part)
+            try:
+                step()
+            except Exception as exc:  # noqa: BLE001 - junk anybody may leave must not stop the sweeps
+                self.state.log(f"E|a sweep of the spool failed: {exc.__class__.__name__}: {exc}")
 
     def _preen(self, now):
         """The master's periodic condor_preen, every PREEN_INTERVAL seconds (0: never),

@@ -23,7 +23,8 @@ a request written for it by hand, is taken in without moving the hint).
 The daemon removes claims no submit came for: a claim it has seen for
 ``SEEN_TTL`` seconds (counted from its own first sighting, whatever the
 file's times say), whose modification time is older than ``CLAIM_TTL``
-seconds, or lies more than ``CLOCK_SLACK`` seconds in the future.
+seconds, or lies more than ``CLOCK_SLACK`` seconds in the future, and every
+claim of a user who holds more than ``MOST_CLAIMS``.
 """
 
 import posix
@@ -41,6 +42,11 @@ CLAIM_TTL = 24 * 3600.0
 #: client submits within seconds of its claim; a claim made while no daemon ran waits for
 #: the next one)
 SEEN_TTL = 3600.0
+#: most claims one user may hold: a client holds one for a moment, so a user with more
+#: planted them (each costs the clients and the daemon's sweep a look); the daemon's sweep
+#: removes every claim of a user who holds more (but of its own user, whose tools may
+#: claim thousands at once)
+MOST_CLAIMS = 1000
 #: a claim whose modification time lies further ahead than this is stale (the clocks of
 #: hosts sharing the spool may differ a little; a client's claim is never made in the future)
 CLOCK_SLACK = 300.0
@@ -165,12 +171,20 @@ def sweep(kind="job", now=None, ttl=CLAIM_TTL, seen_ttl=SEEN_TTL):
         names = posix.listdir(folder)
     except OSError:
         return
-    present = set()
+    present, found, per_user = set(), [], {}
     for name in names:
         path = ospaths.join(folder, name)
         try:
             st = posix.lstat(path)
         except OSError:
+            continue
+        found.append((name, path, st))
+        per_user[st.st_uid] = per_user.get(st.st_uid, 0) + 1
+    hoarders = {uid for uid, count in per_user.items() if count > MOST_CLAIMS and uid != posix.geteuid()}
+    for name, path, st in found:
+        if st.st_uid in hoarders:           # (no client holds so many: all of them go)
+            _remove_entry(path, st)
+            _seen.pop((folder, name), None)
             continue
         plain = (st.st_mode & 0o170000) == 0o100000
         key, who = (folder, name), (st.st_ino, st.st_uid)
@@ -188,11 +202,5 @@ def sweep(kind="job", now=None, ttl=CLAIM_TTL, seen_ttl=SEEN_TTL):
 
 
 def _remove_entry(path, st):
-    import shutil
-    try:
-        if (st.st_mode & 0o170000) == 0o040000:
-            shutil.rmtree(path)
-        else:
-            posix.unlink(path)
-    except OSError:
-        pass
+    from gridtools.spool import junk
+    junk.remove(path, st)

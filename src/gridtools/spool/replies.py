@@ -239,7 +239,8 @@ def _text(value):
 
 
 def sweep(now=None, keep=KEEP):
-    """Daemon: remove reply folders (and anything else) older than ``keep`` seconds."""
+    """Daemon: remove reply folders (and anything else) last changed more than ``keep``
+    seconds ago (``junk.remove``)."""
     now = now if now is not None else time.time()
     try:
         names = posix.listdir(folder())
@@ -251,13 +252,7 @@ def sweep(now=None, keep=KEEP):
             st = posix.lstat(path)
         except OSError:
             continue
-        if now - st.st_mtime < keep:
+        if now - st.st_ctime < keep:    # (the kernel's time of its last change: no utime sets it)
             continue
-        try:
-            if st.st_mode & 0o170000 == 0o040000:          # a directory
-                import shutil
-                shutil.rmtree(path)
-            else:
-                posix.unlink(path)
-        except OSError:
-            pass                # gone already, or not ours to remove: the next sweep looks again
+        from gridtools.spool import junk
+        junk.remove(path, st)   # (what cannot go now goes with the next sweep)

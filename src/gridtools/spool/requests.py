@@ -224,9 +224,12 @@ class Request:
                 posix.unlink(path)
             except FileNotFoundError:
                 pass
-            except OSError:
-                import shutil           # a planted directory (rmtree follows no link)
-                shutil.rmtree(path, ignore_errors=True)
+            except OSError:             # a planted directory
+                from gridtools.spool import junk
+                try:
+                    junk.remove(path, posix.lstat(path))
+                except OSError:
+                    pass
 
 
 def _listed(folder):
@@ -365,8 +368,9 @@ STALE = 3600.0
 
 def sweep(now=None):
     """Daemon: remove hidden leftovers of ``requests/`` and script companions without a
-    request (queued or taken) that are older than STALE seconds. What was taken is left
-    alone: it is answered and removed once applied."""
+    request (queued or taken) that were last changed more than STALE seconds ago (their
+    ``st_ctime``: a modification time set ahead does not keep them). What was taken is
+    left alone: it is answered and removed once applied."""
     now = now if now is not None else time.time()
     folder = _folder()
     try:
@@ -384,10 +388,12 @@ def sweep(now=None):
             continue
         path = ospaths.join(folder, name)
         try:
-            if now - posix.lstat(path).st_mtime > STALE:
-                posix.unlink(path)
+            st = posix.lstat(path)
         except OSError:
-            pass
+            continue
+        if now - st.st_ctime > STALE:  # (the kernel's time of its last change: no utime sets it)
+            from gridtools.spool import junk
+            junk.remove(path, st)
 
 
 def reply_path(name):
