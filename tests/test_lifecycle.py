@@ -295,6 +295,42 @@ def test_exit_99_runs_the_job_again_and_exit_100_sets_it_into_error(cell, workdi
     cell.run("qdel", str(failing), str(after), check=True)
 
 
+def test_a_job_that_asks_to_run_again_and_again_rests_between_runs(cell, workdir):
+    """A job that exits 99 at once every time runs again at once a few times, then waits
+    before each run, longer each time: it neither spins the daemon nor floods the
+    accounting file, and qstat -j says when it may start again."""
+    from gridtools.daemon.apply import FREE_REQUEUES
+    jid = jid_of(cell.qsub("-cwd", "-o", "/dev/null", "-j", "y", cwd=workdir,
+                           input="echo run >> spins\nexit 99\n"))
+    runs = os.path.join(workdir, "spins")
+
+    def count():
+        return len(open(runs).read().split()) if os.path.exists(runs) else 0
+    wait_for(lambda: count() >= FREE_REQUEUES + 2, timeout=30)
+    began, before = time.time(), count()
+    assert wait_for(lambda: "execution time not reached" in cell.run("qstat", "-j", str(jid)).stdout
+                    or None, timeout=10)
+    time.sleep(3)
+    # rests of 1, 2, 4 ... seconds: a few runs in those seconds, not hundreds
+    assert count() - before <= 3, (count(), before, time.time() - began)
+    assert len(accounting_of(cell, jid)) <= count()
+    cell.run("qdel", str(jid), check=True)
+
+
+def test_rests_double_after_the_free_requeues_and_end_after_a_long_run():
+    from gridtools.daemon.apply import FREE_REQUEUES, MOST_REST, rest
+    from gridtools.model.job import Task
+    task, now, rests = Task(1), 1000.0, []
+    for _ in range(FREE_REQUEUES + 8):
+        task.start_time, task.end_time = now, now + 1
+        rest(task, now + 1)
+        rests.append(task.rest_until - (now + 1) if task.rest_until else 0.0)
+    assert rests == [0.0] * FREE_REQUEUES + [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, MOST_REST, MOST_REST]
+    task.start_time, task.end_time = now, now + 3600          # a long run: no rest after it
+    rest(task, now + 3600)
+    assert (task.quick_requeues, task.rest_until) == (0, 0.0)
+
+
 def test_qmaster_params_forbid_the_exit_status_rules(cell, workdir):
     conf = os.path.join(cell.root, "etc", "conf", "global")
     text = re.sub(r"^qmaster_params\s+.*$", "qmaster_params               FORBID_RESCHEDULE,FORBID_APPERROR",

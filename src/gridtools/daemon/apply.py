@@ -67,6 +67,8 @@ def concluded(state, job, task, result, now):
         qcontrol.mark_error(state, f"{task.queue}@{task.host}", job.id, task.host)
     if result.get("requeue") and not task.deleting:
         task.end_time = float(result.get("end_time") or now)
+        if result.get("rest"):
+            rest(task, now)
         tr.requeue(job, number, now)
         state.log(f"I|job {job.id}.{number} requeued")
         condorjob.evicted(state, job, task, result, now)
@@ -119,6 +121,8 @@ def _condor_exit(state, job, task, result, now):
         return False
     task.end_time = float(result.get("end_time") or now)
     condorjob.ran(job, task)
+    if decision.action is not condorpolicy.Action.HOLD:
+        rest(task, now)
     tr.requeue(job, task.number, now)
     if decision.action is condorpolicy.Action.HOLD:
         tr.set_hold(job, task.number, "u", True)
@@ -129,6 +133,27 @@ def _condor_exit(state, job, task, result, now):
         condorjob.requeued(state, job, task, result, decision.reason, now)
     state.log(f"I|job {job.id}.{task.number} {decision.action.value} by its exit policy")
     return True
+
+
+#: a run shorter than this that asks to run again (Grid Engine's exit status 99, an
+#: HTCondor exit policy that requeues) counts toward the task's rest
+QUICK_RUN = 60.0
+#: runs in a row of a task that may ask to run again at once
+FREE_REQUEUES = 3
+#: longest rest of a task between two runs
+MOST_REST = 60.0
+
+
+def rest(task, now):
+    """A task that asks to run again after its run (``task``, before it is requeued): after
+    FREE_REQUEUES short runs in a row, it may start again only after a rest that doubles
+    with each further one, from a second to MOST_REST. A job that exits asking to run
+    again at once would otherwise be started again and again as fast as the daemon can,
+    with a record for each run, for as long as nobody deletes it."""
+    ran = (task.end_time or now) - task.start_time if task.start_time else 0.0
+    task.quick_requeues = task.quick_requeues + 1 if ran < QUICK_RUN else 0
+    extra = task.quick_requeues - FREE_REQUEUES
+    task.rest_until = now + min(MOST_REST, 2.0 ** (extra - 1)) if extra > 0 else 0.0
 
 
 # ---------------------------------------------------------------- deleting

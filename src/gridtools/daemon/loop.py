@@ -793,6 +793,7 @@ def _next_start_time(snap, now, ar_event=None, memo=None):
         times = [memo.next_time] if memo.next_time < float("inf") else []
     else:
         times = [j.start_at for j in snap.jobs if j.start_at and j.start_at > now]
+        times += [until for j in snap.jobs for _task, until in j.resting if until > now]
     if ar_event is not None:
         times.append(ar_event)
     return min(times) if times else None

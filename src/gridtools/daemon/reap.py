@@ -113,7 +113,7 @@ def _application_exit(state, job, task, result):
     params = parse_params((state.config.objects["conf"].get("global") or {}).get("qmaster_params"))
     forbidden = {k.upper() for k, v in params.items() if str(v).lower() in ("1", "true")}
     if status == RESCHEDULE_EXIT and "FORBID_RESCHEDULE" not in forbidden:
-        result.update(failed=FAILED_AGAIN, failed_reason="rescheduling", requeue=True)
+        result.update(failed=FAILED_AGAIN, failed_reason="rescheduling", requeue=True, rest=True)
     elif status == APPERROR_EXIT and "FORBID_APPERROR" not in forbidden:
         result.update(failed=FAILED_APPERROR, failed_reason="rescheduling on application error",
                       error_state=True, ran=True, error_reason=f"exit_status of job start = {status}")

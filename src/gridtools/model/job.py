@@ -59,6 +59,8 @@ _TASK_FIELDS = (
     ("usage", _NO_USAGE),
     ("signal", 0),                   # the signal that ended the job's process (0: it exited)
     ("error_pid", 0),                # pid of the shepherd that put the task in error state
+    ("rest_until", 0.0),             # a task that ran again and again for moments rests till then
+    ("quick_requeues", 0),           # its runs in a row that asked for a requeue after a moment
 )
 
 
@@ -106,7 +108,8 @@ class Task:
         data = {"state": self.state.value}
         for name in ("hold", "host", "queue", "granted", "pe", "slots", "start_time", "end_time",
                      "suspended", "deleting", "shepherd_pid", "exit_status", "failed",
-                     "failed_reason", "error_reason", "restarted", "usage", "signal", "error_pid"):
+                     "failed_reason", "error_reason", "restarted", "usage", "signal", "error_pid",
+                     "rest_until", "quick_requeues"):
             value = getattr(self, name)
             if value != _TASK_DEFAULTS[name]:
                 data[name] = value

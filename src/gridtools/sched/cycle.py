@@ -347,6 +347,10 @@ class Pass:
     def task_blocked(self, job, task):
         if task in job.held:
             return Reason(Why.HOLD)
+        if job.resting:
+            until = dict(job.resting).get(task, 0.0)
+            if until > self.snap.now:
+                return Reason(Why.START_TIME, (until,))
         if self.snap.put_off:
             tasks = self.snap.put_off.get(job.id)
             if tasks and task in tasks:
@@ -561,7 +565,8 @@ def _memo_of(snap, ordered, stable, p):
     waits, next_time = set(), float("inf")
     for job in ordered:
         req = job.request
-        if req.reserve or req.ar or job.now_only or job.held or job.ad_predecessors or job.universe:
+        if req.reserve or req.ar or job.now_only or job.held or job.ad_predecessors or job.universe \
+                or job.resting:
             return None
         if job.predecessors:
             waits.update(j for j in job.predecessors if j in snap.live)

@@ -451,7 +451,8 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
         now_only=bool(spec.get("now")), job_prio=int(spec.get("job_prio") or 0),
         universe=_slotless(spec), shadow=_shadow(spec), limits=limits if limits is not None else (),
         machine_limits=limits is None, submit_host=spec.get("submit_host") or "",
-        task_requests=task_requests)
+        task_requests=task_requests,
+        resting=tuple((n, t.rest_until) for n, t in job.tasks.items() if t.rest_until and n in pending))
 
 
 def _shadow(spec):

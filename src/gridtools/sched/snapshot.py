@@ -224,6 +224,9 @@ class PendingJob:
     #: ((task, Request), ...): the tasks that ask for other resources than ``request`` (an
     #: HTCondor cluster whose procs differ), ascending; the others ask for ``request``
     task_requests: tuple = ()
+    # ((task, time), ...): pending tasks that may not start before that time (they asked
+    # to be requeued after a moment's run, again and again: ``daemon.apply.rest``)
+    resting: tuple = ()
     task: int = 0                        # a view of the job for this one task (``Pass.task_job``)
 
     def held_task(self, number):
