@@ -80,3 +80,28 @@ def test_junk_in_the_shared_folders_goes_whatever_its_shape_and_times(cell, user
     wait_for(lambda: not os.path.exists(_spool(cell, "replies", "zzdeep")), timeout=30)
     junk.settle()
 
+
+
+def test_a_deep_folder_queued_as_a_request_stops_nobody(cell, users, workdir):
+    """A folder 3000 levels deep under a request's name is no request: it is refused and
+    removed where it is (taking it in, then removing it by recursion, cut every pass
+    short for good), and bob's job runs at once."""
+    from attack_tools import poke
+    alice, bob = users[0], users[1]
+    name = "00000000000000000001-1.submit"
+    user_py(cell, alice, f"""
+        import os
+        os.chdir({_spool(cell, "requests")!r})
+        os.mkdir({name!r})
+        os.chdir({name!r})
+        for _ in range(3000):
+            os.mkdir("d")
+            os.chdir("d")
+        """, check=True)
+    poke(cell)
+    _still_serves(cell, bob, workdir)
+    _still_serves(cell, bob, workdir)
+    wait_for(lambda: not any(name in n for n in os.listdir(_spool(cell, "requests"))), timeout=30)
+    assert not os.path.exists(_spool(cell, "taken", name))
+    messages = open(_spool(cell, "messages")).read()
+    assert "cut short" not in messages and "could not all be written" not in messages

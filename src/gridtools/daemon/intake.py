@@ -114,15 +114,23 @@ def settle(done):
     for req, answer in done:
         refused = req.kind == "submit" and answer[0] != 0
         if refused:
-            req.remove()
+            _remove(req)
         try:
             spool_requests.answer(req, *answer)
         except GridError:
             left.append((req, answer))
             continue
         if not refused:
-            req.remove()
+            _remove(req)
     return left
+
+
+def _remove(req):
+    """Remove an applied request; whatever it turned out to be, the others are settled."""
+    try:
+        req.remove()
+    except Exception:  # noqa: BLE001 - a planted entry must not keep the others unanswered
+        pass
 
 
 def _record_ids(state):

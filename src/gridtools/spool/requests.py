@@ -278,15 +278,26 @@ def take(name):
     None when its client withdrew it first. An unreadable or malformed request file (or
     one that cannot be taken) comes with kind ``invalid`` so the daemon can log and drop
     it."""
+    path = ospaths.join(_folder(), name)
     try:
-        queued = posix.lstat(ospaths.join(_folder(), name)).st_ctime    # (before the move changes it)
+        st = posix.lstat(path)
+        queued = st.st_ctime            # (before the move changes it)
     except OSError:
         queued = 0.0                    # (taken before: when it was taken)
+    else:
+        if (st.st_mode & 0o170000) != 0o100000:
+            # planted: hidden where it is (no intake lists it again), for its removal
+            # (``junk.remove``: as its owner, when it is a large tree) or the sweep's
+            hidden = ospaths.join(_folder(), ".planted." + name)
+            try:
+                posix.rename(path, hidden)
+            except OSError:
+                return None
+            return _unreadable(name, hidden, "not a regular file")
     try:
         if not claim(name):
             return None
     except OSError as exc:              # (a planted folder of another user's, a broken disk)
-        path = ospaths.join(_folder(), name)
         return _unreadable(name, path, f"cannot be taken in ({exc.strerror})")
     req = read(_taken(), name)
     if 0 < queued < req.queued:
