@@ -152,10 +152,14 @@ REACH_SLACK = 64
 
 def _within_reach(state, hint, taken):
     """How far after ``hint`` a client's id can lie: a client takes the id after the
-    claims that follow the hint, skipping the jobs there, so no further than the claims
-    present, the ``taken`` ids whose claims are gone, the jobs ahead and some slack."""
+    claims that follow the hint, skipping the jobs there, so no further than the run of
+    claims there, the ``taken`` ids whose claims are gone, the jobs ahead and some slack."""
     ahead = sum(1 for job_id in state.jobs if 0 < (job_id - hint) % jobcheck.MAX_JOB_ID <= ids.WINDOW)
-    return ids.claim_count("job") + taken + ahead + REACH_SLACK
+    try:
+        run = ids.run_length("job", hint)
+    except SpoolError:
+        run = 0
+    return run + taken + ahead + REACH_SLACK
 
 
 def _furthest(hint, numbers, reach):
