@@ -143,3 +143,25 @@ def test_an_owner_has_a_few_mailers_running_at_most(cell, users, workdir):
         assert text.count(f"mailers of its owner are still running") == 3
     finally:
         subprocess.run(["pkill", "-u", users[0], "-f", "sleep 29.71"], check=False)
+
+
+def test_qrsub_m_mails_the_start_end_and_deletion_of_a_reservation(cell, users, workdir):
+    import re
+    import time as clock
+    mailer, folder = _mailer(workdir)
+    set_global(cell, mailer=mailer)
+    start = clock.strftime("%Y%m%d%H%M.%S", clock.localtime(clock.time() + 3))
+    proc = cell.run("qrsub", "-a", start, "-d", "2", "-N", "soon", "-m", "be", "-M", "ops@example.org")
+    first = int(re.search(r"advance reservation (\d+)", proc.stdout).group(1))
+    later = cell.run("qrsub", "-a", clock.strftime("%Y%m%d%H%M", clock.localtime(clock.time() + 7200)),
+                     "-d", "1:0:0", "-N", "later", "-m", "e")
+    second = int(re.search(r"advance reservation (\d+)", later.stdout).group(1))
+    assert cell.run("qrdel", str(second)).returncode == 0
+    wait_for(lambda: len(_mails(folder)) == 3, timeout=20)
+    mails = {args[1]: (user, args[2], body) for user, args, body in _mails(folder)}
+    assert set(mails) == {f"Advance Reservation {first} (soon) Started", f"Advance Reservation {first} (soon) Finished",
+                          f"Advance Reservation {second} (later) Deleted"}
+    user, address, body = mails[f"Advance Reservation {first} (soon) Finished"]
+    assert (user, address) == ("root", "ops@example.org")
+    assert body.startswith(f"Advance Reservation {first} (soon) Finished\n User       = root\n End Time = ")
+    assert mails[f"Advance Reservation {second} (later) Deleted"][1] == f"root@{cell.host}"

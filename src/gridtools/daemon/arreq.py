@@ -23,8 +23,9 @@ working copy, jobs submitted into a reservation, and the end of reservations.
 """
 
 import math
+import time
 
-from gridtools.daemon import apply, auth
+from gridtools.daemon import apply, auth, jobmail
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError
 from gridtools.formats import jobcheck
@@ -292,7 +293,7 @@ def delete(state, dispatcher, req, now):
                        f'the advance_reservation "{ar_id}"')
             code = 1
             continue
-        remove(state, dispatcher, ar_id, now, force=bool(req.body.get("force")))
+        remove(state, dispatcher, ar_id, now, force=bool(req.body.get("force")), deleted=True)
         out.append(f"{requester} has deleted advance_reservation {ar_id}")
     for name in missing:
         out.append(f'denied: advance_reservation "{name}" does not exist')
@@ -300,10 +301,12 @@ def delete(state, dispatcher, req, now):
     return code, "".join(line + "\n" for line in out), ""
 
 
-def remove(state, dispatcher, ar_id, now, force=False):
-    """Take a reservation out of the cell; its pending jobs are deleted, its running
-    tasks ended (at once with ``force``)."""
+def remove(state, dispatcher, ar_id, now, force=False, deleted=False):
+    """Take a reservation out of the cell (``deleted``: by qrdel, else at its end); its
+    pending jobs are deleted, its running tasks ended (at once with ``force``)."""
     data = table(state).pop(ar_id, None)
+    if data is not None:
+        jobmail.reservation(state, data, "deleted" if deleted else "end", now if deleted else float(data["end"]))
     store.remove(ar_id)
     for job in list(state.jobs.values()):
         if int(job.spec.get("ar") or 0) != ar_id or job.is_finished():
@@ -320,7 +323,13 @@ def remove(state, dispatcher, ar_id, now, force=False):
 
 
 def expire(state, dispatcher, now):
-    """Remove the reservations whose end has come; True when one was removed."""
+    """Remove the reservations whose end has come; True when one was removed. A
+    reservation whose start has come is noted as begun (the mail of ``qrsub -m b``)."""
+    for data in table(state).values():
+        if not data.get("begun") and float(data.get("start") or 0) <= now:
+            data["begun"] = True
+            store.write(data)
+            jobmail.reservation(state, data, "start", float(data["start"]))
     over = [i for i, d in table(state).items() if float(d.get("end") or 0) <= now]
     for ar_id in over:
         remove(state, dispatcher, ar_id, now)
@@ -407,6 +416,8 @@ def check_errors(state, snap):
         found = _troubles(data, instances)
         wanted = ARState.ERROR.value if found else ARState.GRANTED.value
         if data.get("state") != wanted or (data.get("messages") or []) != found:
+            if data.get("state") != wanted:
+                jobmail.reservation(state, data, "error" if found else "resolved", time.time())
             data["state"], data["messages"] = wanted, found
             store.write(data)
             changed = True

@@ -238,30 +238,68 @@ def _mailer(state, job):
 
 def send(state, job, subject, body, addresses=None):
     """Mail ``body`` about ``job`` to each of its addresses, in the background."""
+    mail(state, f"job {job.id}", job.spec, _mailer(state, job), subject, body, addresses or _addresses(job))
+
+
+def mail(state, label, owner, mailer, subject, body, addresses):
+    """Mail ``body`` with ``mailer`` to ``addresses`` as ``owner`` (a mapping with the
+    ``owner``'s name, ``uid`` and ``gid``), in the background; ``label`` names what it is
+    about in the messages."""
     reap()
-    mailer = _mailer(state, job)
-    subject = " ".join(subject.split())                 # (one line, whatever the job's name holds)
-    addresses = addresses or _addresses(job)
+    subject = " ".join(subject.split())                 # (one line, whatever a name holds)
     if len(addresses) > MOST_ADDRESSES:
-        state.log(f"W|job {job.id}: mail to the first {MOST_ADDRESSES} of its {len(addresses)} addresses only")
-    uid = int(job.spec.get("uid", os.getuid()))
+        state.log(f"W|{label}: mail to the first {MOST_ADDRESSES} of its {len(addresses)} addresses only")
+    uid = int(owner.get("uid", os.getuid()))
     for address in addresses[:MOST_ADDRESSES]:
         address = address.strip()
         if not address or address.startswith("-") or any(c.isspace() or ord(c) < 32 for c in address):
-            state.log(f"W|job {job.id}: no mail to {address!r}: not an address")
+            state.log(f"W|{label}: no mail to {address!r}: not an address")
             continue
         if sum(1 for entry in _RUNNING if entry[2] == uid) >= MOST_RUNNING:
             problem = f"{MOST_RUNNING} mailers of its owner are still running"
         else:
-            problem = _start(mailer, subject, address, body, job.spec)
+            problem = _start(mailer, subject, address, body, owner)
         if problem:
-            state.log(f"W|job {job.id}: no mail to {address} ({subject}): {problem}")
+            state.log(f"W|{label}: no mail to {address} ({subject}): {problem}")
         else:
-            state.log(f"I|job {job.id}: mail to {address}: {subject}")
+            state.log(f"I|{label}: mail to {address}: {subject}")
+
+
+# ---------------------------------------------------------------- advance reservations
+
+#: the mail of a reservation: option letter and event -> (what the subject says, what
+#: the body's time is)
+_AR_EVENTS = {"start": ("b", "Started", "Start Time"), "end": ("e", "Finished", "End Time"),
+              "deleted": ("e", "Deleted", "Delete Time"), "error": ("a", "Error", "Error Time"),
+              "resolved": ("a", "Error resolved", "Error resolved Time")}
+
+
+def reservation(state, data, event, when):
+    """An advance reservation started, ended, was deleted, went into error or out of it
+    (``event``, at ``when``): the mail ``qrsub -m`` asked for, in Grid Engine's words."""
+    letter, what, label = _AR_EVENTS[event]
+    if letter not in str(data.get("mail_options") or ""):
+        return
+    owner = str(data.get("owner") or "")
+    try:
+        entry = pwd.getpwnam(owner)
+    except KeyError:
+        state.log(f"W|advance reservation {data.get('id')}: no mail: its owner {owner} is unknown")
+        return
+    name = data.get("name") or "none"
+    subject = f"Advance Reservation {data.get('id')} ({name}) {what}"
+    body = f"{subject}\n User       = {owner}\n {label} = {_when(when)}\n"
+    conf = state.config.objects["conf"].get("global") or {}
+    mailer = str(conf.get("mailer") or "").strip()
+    addresses = [str(a) for a in data.get("mail_list") or () if str(a).strip()]
+    from gridtools import cell
+    mail(state, f"advance reservation {data.get('id')}", {"owner": owner, "uid": entry.pw_uid, "gid": entry.pw_gid},
+         mailer if mailer and mailer.upper() != "NONE" else "/usr/bin/mail", subject, body,
+         addresses or [f"{owner}@{cell.hostname()}"])
 
 
 def _start(mailer, subject, address, body, spec):
-    """Start the mailer for one address; what went wrong, or None."""
+    """Start the mailer for one address as ``spec``'s owner; what went wrong, or None."""
     import tempfile
     uid, gid = int(spec.get("uid", os.getuid())), int(spec.get("gid", os.getgid()))
     try:
