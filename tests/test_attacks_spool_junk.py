@@ -105,3 +105,29 @@ def test_a_deep_folder_queued_as_a_request_stops_nobody(cell, users, workdir):
     assert not os.path.exists(_spool(cell, "taken", name))
     messages = open(_spool(cell, "messages")).read()
     assert "cut short" not in messages and "could not all be written" not in messages
+
+
+def test_a_tree_moved_into_the_spool_keeps_what_another_user_has_in_it(cell, users, workdir):
+    """alice moves a folder of hers holding a folder of bob's (with his file) into the
+    requests' folder: the daemon removes what she could remove, never bob's file."""
+    from attack_tools import poke
+    alice, bob = users[0], users[1]
+    drop = os.path.join(workdir, "drop")
+    user_py(cell, alice, f"import os; os.mkdir({drop!r}); os.chmod({drop!r}, 0o1777); "
+                         f"open({drop!r} + '/alices', 'w').close()", check=True)
+    user_py(cell, bob, f"""
+        import os
+        os.mkdir({drop!r} + "/bobs")
+        with open({drop!r} + "/bobs/keep", "w") as fh:
+            fh.write("bob's\\n")
+        os.chmod({drop!r} + "/bobs", 0o755)
+        """, check=True)
+    name = "00000000000000000001-1.submit"
+    user_py(cell, alice, f"import os; os.rename({drop!r}, {_spool(cell, 'requests', name)!r})", check=True)
+    poke(cell)
+    _still_serves(cell, bob, workdir)
+    hidden = _spool(cell, "requests", ".planted." + name)
+    # what alice may remove goes (her file), bob's folder stays with what is in it
+    wait_for(lambda: not os.path.exists(_spool(cell, "requests", name))
+             and not os.path.exists(os.path.join(hidden, "alices")), timeout=20)
+    assert open(os.path.join(hidden, "bobs", "keep")).read() == "bob's\n"

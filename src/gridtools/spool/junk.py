@@ -2,12 +2,14 @@
 folders, the requests' folder, the id claims): the daemon's sweeps.
 
 A file or an empty folder goes at once. A folder is emptied here, walking it with
-a stack of descriptors (no recursion, no link followed), when it is small: at
-most MOST_DEPTH levels and MOST_ENTRIES entries, as a reply folder always is. A
-tree beyond that was planted, and its removal could cost the daemon any time:
-``rm -rf`` removes it in the background as the folder's owner (who may remove it
-anyway, and nothing else), one at a time per owner; what is left goes with a
-later sweep.
+a stack of descriptors (no recursion, no link followed), when it is small (at
+most MOST_DEPTH levels and MOST_ENTRIES entries, as a reply folder always is)
+and every folder in it is its owner's: what the owner could remove themselves
+(a folder of another user's moved in with it keeps what is in it). Any other
+tree was planted, and its removal could cost the daemon any time: ``rm -rf``
+removes it in the background as the folder's owner (who may remove it anyway,
+and nothing else), one at a time per owner; what is left goes with a later
+sweep.
 """
 
 import os
@@ -70,7 +72,11 @@ def _small_removal(parent_fd, name, st):
                     if entry.is_dir(follow_symlinks=False):
                         if len(stack) >= MOST_DEPTH:
                             return False
-                        stack.append((os.open(entry.name, _DIR, dir_fd=fd), entry.name))
+                        inner = os.open(entry.name, _DIR, dir_fd=fd)
+                        if os.fstat(inner).st_uid != st.st_uid:
+                            os.close(inner)     # (not the owner's to empty: rm as the owner
+                            return False        # removes what they may)
+                        stack.append((inner, entry.name))
                         descended = True
                         break
                     try:
