@@ -131,3 +131,44 @@ def test_a_tree_moved_into_the_spool_keeps_what_another_user_has_in_it(cell, use
     wait_for(lambda: not os.path.exists(_spool(cell, "requests", name))
              and not os.path.exists(os.path.join(hidden, "alices")), timeout=20)
     assert open(os.path.join(hidden, "bobs", "keep")).read() == "bob's\n"
+
+
+def test_nobody_learns_a_request_name_in_time_to_take_it_first(cell, users, workdir):
+    """alice watches the spool's shared folders and puts a file of hers at every request
+    name she sees coming (a reply folder's, a script's, a file being written): bob's
+    requests are queued all the same, under names she could not foresee."""
+    from attack_tools import user_popen
+    alice, bob = users[0], users[1]
+    stop = os.path.join(workdir, "stop")
+    squatter = user_popen(cell, alice, f"""
+        import os, re
+        replies, requests = {_spool(cell, "replies")!r}, {_spool(cell, "requests")!r}
+        names, denied = set(), False
+        while not os.path.exists({stop!r}):
+            seen = []
+            try:
+                seen += os.listdir(replies)
+            except PermissionError:
+                denied = True
+            for entry in os.listdir(requests):
+                found = re.match(r"^\\.?(\\d{{20}}-\\d+(?:-[0-9a-f]+)?\\.[a-z_]+)", entry)
+                if found:
+                    seen.append(found.group(1))
+            for name in seen:
+                if name not in names:
+                    names.add(name)
+                    try:
+                        open(os.path.join(requests, name), "x").close()
+                    except OSError:
+                        pass
+        print(len(names), denied)
+        """)
+    try:
+        job = jid_of(cell.qsub("-h", "-b", "y", "true", user=bob, cwd=workdir))
+        failed = [n for n in range(10)
+                  if cell.run("qalter", "-N", f"w{n}", str(job), user=bob, cwd=workdir).returncode != 0]
+        assert failed == []
+    finally:
+        open(stop, "w").close()
+        out, _err = squatter.communicate(timeout=30)
+    assert out.split()[1] == "True"        # (the reply folders cannot be listed)

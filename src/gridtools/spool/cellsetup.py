@@ -78,8 +78,10 @@ def _substitute_root(etc_dir, root):
                 atomic_write(path, text.replace("$GRIDTOOLS_ROOT", root))
 
 
-#: spool folders and their modes (1777: anyone may add, only owners remove)
-SPOOL_DIRS = {"jobs": 0o711, "ars": 0o755, "replies": 0o1777, "requests": 0o1777,
+#: spool folders and their modes (1777: anyone may add, only owners remove; 1733 the same,
+#: but only the daemon's user may list it: nobody learns the name of another's request
+#: from its reply folder before it is queued)
+SPOOL_DIRS = {"jobs": 0o711, "ars": 0o755, "replies": 0o1733, "requests": 0o1777,
               "taken": 0o755, "jobids": 0o1777, "arids": 0o1777}
 
 

@@ -40,7 +40,8 @@ import time
 
 from gridtools import cell, ospaths
 from gridtools.formats import spoolyaml
-from gridtools.spool.files import NotRegular, atomic_write, open_regular, read_capped
+from gridtools.errors import SpoolError
+from gridtools.spool.files import NotRegular, open_regular, read_capped
 
 SUFFIX_SCRIPT = ".script"
 #: largest request file the daemon reads; a larger one is refused. It holds a job
@@ -71,8 +72,13 @@ def _taken():
 
 
 def new_name(kind):
-    """A fresh request file name that sorts after all earlier ones."""
-    return f"{time.time_ns():020d}-{posix.getpid()}.{kind}"
+    """A fresh request file name that sorts after all earlier ones, with a random part
+    nobody can foresee (a name another user made first would keep this one out)."""
+    return f"{time.time_ns():020d}-{posix.getpid()}-{posix.urandom(6).hex()}.{kind}"
+
+
+#: times a client tries another name when the one it chose was taken meanwhile
+NAME_TRIES = 8
 
 
 def write(kind, payload, script=None, name=None, reply=False):
@@ -95,23 +101,61 @@ def write(kind, payload, script=None, name=None, reply=False):
     if len(text) > MAX_REQUEST:
         from gridtools.errors import InputError
         raise InputError(f"the request is too large ({len(text)} bytes, at most {MAX_REQUEST})")
-    name = _reply_box(name or new_name(kind), kind) if reply else (name or new_name(kind))
     folder = _folder()
+    # both files are written under hidden names that say nothing of the request's, then
+    # renamed: its name shows in the folder only as the request appears (a user who
+    # learnt it before could take it first, and the request could not be queued)
+    parts, queued = [], False
     try:
+        parts.append(_hidden_copy(folder, text))
         if script is not None:
-            atomic_write(ospaths.join(folder, name + SUFFIX_SCRIPT), script, mode=0o600, fsync=True)
-        atomic_write(ospaths.join(folder, name), text, mode=0o600)
-    except Exception:
-        if reply:
-            from gridtools.spool import replies
-            replies.discard(name)
-        if script is not None:          # nothing half-written stays behind
+            parts.append(_hidden_copy(folder, script))
+        for _attempt in range(NAME_TRIES):
+            chosen = _reply_box(name or new_name(kind), kind) if reply else (name or new_name(kind))
             try:
-                posix.unlink(ospaths.join(folder, name + SUFFIX_SCRIPT))
+                if script is not None:
+                    posix.rename(parts[1], ospaths.join(folder, chosen + SUFFIX_SCRIPT))
+                    parts[1] = ospaths.join(folder, chosen + SUFFIX_SCRIPT)
+                posix.rename(parts[0], ospaths.join(folder, chosen))
+                queued = True
+                return chosen
+            except (PermissionError, FileExistsError):
+                if reply:                   # (the name was taken meanwhile: another one)
+                    from gridtools.spool import replies
+                    replies.discard(chosen)
+                name = None
+        raise SpoolError(f"cannot queue a request in {folder}: the names chosen were taken")
+    except OSError as exc:
+        raise SpoolError(f"cannot queue a request in {folder}: {exc.strerror}") from None
+    finally:
+        for path in () if queued else parts:
+            try:                        # (nothing half-written stays behind)
+                posix.unlink(path)
             except OSError:
                 pass
+
+
+def _hidden_copy(folder, data):
+    """Write ``data`` into a new hidden file of ``folder`` (mode 0600, flushed to disk)
+    with a random name; its path."""
+    path = ospaths.join(folder, f".{posix.urandom(8).hex()}.tmp")
+    fd = posix.open(path, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | posix.O_NOFOLLOW | posix.O_CLOEXEC,
+                    0o600)
+    try:
+        posix.fchmod(fd, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[posix.write(fd, view):]
+        posix.fsync(fd)
+    except BaseException:
+        posix.close(fd)
+        try:
+            posix.unlink(path)
+        except OSError:
+            pass
         raise
-    return name
+    posix.close(fd)
+    return path
 
 
 def _dump(body):
@@ -220,6 +264,8 @@ class Request:
         """Remove the request and its script (a stray script goes with the sweep)."""
         companion = self.problem or (isinstance(self.body, dict) and self.body.get("has_script"))
         for path in (self.path, self.script_path()) if companion else (self.path,):
+            if path != self.path and not _owned_by(path, self.uid):
+                continue                # (another user's: the sweep removes an orphan)
             try:
                 posix.unlink(path)
             except FileNotFoundError:
@@ -230,6 +276,13 @@ class Request:
                     junk.remove(path, posix.lstat(path))
                 except OSError:
                     pass
+
+
+def _owned_by(path, uid):
+    try:
+        return posix.lstat(path).st_uid == uid
+    except OSError:
+        return False
 
 
 def _listed(folder):
