@@ -172,3 +172,26 @@ def test_nobody_learns_a_request_name_in_time_to_take_it_first(cell, users, work
         open(stop, "w").close()
         out, _err = squatter.communicate(timeout=30)
     assert out.split()[1] == "True"        # (the reply folders cannot be listed)
+
+
+def test_trees_their_owner_made_unwritable_go_in_one_sweep(cell, users, monkeypatch):
+    """Thirty trees of alice's, deeper than the daemon empties itself and with a folder she
+    made unwritable at the bottom, planted among the reservation id claims: one sweep
+    hands them all to one removal as alice, which opens her folders first."""
+    from gridtools.spool import ids, junk
+    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
+    alice = users[0]
+    user_py(cell, alice, f"""
+        import os
+        for n in range(30):
+            path = os.path.join({_spool(cell, "arids")!r}, f"t{{n}}")
+            os.makedirs(os.path.join(path, *["d"] * {junk.MOST_DEPTH + 2}))
+            bottom = os.path.join(path, *["d"] * {junk.MOST_DEPTH + 2})
+            open(os.path.join(bottom, "f"), "w").close()
+            os.chmod(bottom, 0o555)
+        """, check=True)
+    junk.begin()
+    ids.sweep("ar", time.time())
+    junk.end()
+    wait_for(lambda: not [n for n in os.listdir(_spool(cell, "arids")) if n.startswith("t")], timeout=30)
+    junk.settle()

@@ -219,6 +219,7 @@ class Daemon:
         from gridtools.daemon import jobmail
         from gridtools.spool import ids, junk, replies, requests
         self.swept = now
+        junk.begin()
         steps = [jobmail.reap, junk.settle, lambda: replies.sweep(now), lambda: requests.sweep(now),
                  lambda: faults.settle(self.state), lambda: ids.sweep("ar", now)]
         if not self.more_intake:
@@ -228,6 +229,7 @@ class Daemon:
                 step()
             except Exception as exc:  # noqa: BLE001 - junk anybody may leave must not stop the sweeps
                 self.state.log(f"E|a sweep of the spool failed: {exc.__class__.__name__}: {exc}")
+        junk.end()
 
     def _preen(self, now):
         """The master's periodic condor_preen, every PREEN_INTERVAL seconds (0: never),
