@@ -126,11 +126,13 @@ def test_a_tree_moved_into_the_spool_keeps_what_another_user_has_in_it(cell, use
     user_py(cell, alice, f"import os; os.rename({drop!r}, {_spool(cell, 'requests', name)!r})", check=True)
     poke(cell)
     _still_serves(cell, bob, workdir)
-    hidden = _spool(cell, "requests", ".planted." + name)
+    def hidden():
+        found = [n for n in os.listdir(_spool(cell, "requests")) if n.startswith(f".planted.{name}.")]
+        return _spool(cell, "requests", found[0]) if found else None
     # what alice may remove goes (her file), bob's folder stays with what is in it
-    wait_for(lambda: not os.path.exists(_spool(cell, "requests", name))
-             and not os.path.exists(os.path.join(hidden, "alices")), timeout=20)
-    assert open(os.path.join(hidden, "bobs", "keep")).read() == "bob's\n"
+    wait_for(lambda: not os.path.exists(_spool(cell, "requests", name)) and hidden()
+             and not os.path.exists(os.path.join(hidden(), "alices")), timeout=20)
+    assert open(os.path.join(hidden(), "bobs", "keep")).read() == "bob's\n"
 
 
 def test_nobody_learns_a_request_name_in_time_to_take_it_first(cell, users, workdir):
@@ -195,3 +197,52 @@ def test_trees_their_owner_made_unwritable_go_in_one_sweep(cell, users, monkeypa
     junk.end()
     wait_for(lambda: not [n for n in os.listdir(_spool(cell, "arids")) if n.startswith("t")], timeout=30)
     junk.settle()
+
+
+def test_folders_in_the_way_of_hiding_planted_entries_wedge_nothing(cell, users, workdir):
+    """alice plants more folders than an intake takes at once, under request names that
+    sort first, each with a folder already at the name a planted entry used to be moved
+    to: every one is moved aside all the same, and bob's job is taken in and runs."""
+    from attack_tools import poke
+    from gridtools.daemon.intake import BATCH
+    alice, bob = users[0], users[1]
+    user_py(cell, alice, f"""
+        import os
+        top = {_spool(cell, "requests")!r}
+        for i in range({BATCH} + 1):
+            name = "%020d-1.submit" % (100 + i)
+            os.makedirs(os.path.join(top, ".planted." + name, "keep"))
+            os.mkdir(os.path.join(top, name))
+        """, check=True)
+    poke(cell)
+    _still_serves(cell, bob, workdir)
+
+
+def test_an_entry_swapped_while_it_is_taken_leaves_the_daemons_folder(cell, users, monkeypatch):
+    """The request file the daemon looked at is swapped for a folder of alice's before it
+    is moved into taken/ (a race she may win): the folder does not stay there."""
+    from gridtools.spool import requests
+    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
+    cell.stop_daemon()                  # (the daemon takes itself, below)
+    alice = users[0]
+    name = "00000000000000000007-1.submit"
+    user_py(cell, alice, f"""
+        import os
+        top = {_spool(cell, "requests")!r}
+        open(os.path.join(top, {name!r}), "w").close()
+        os.makedirs(os.path.join(top, ".swap", "d"))
+        """, check=True)
+    real_claim = requests.claim
+
+    def swapped_then_claimed(which):          # (alice wins the race: a folder is there now)
+        user_py(cell, alice, f"""
+            import os
+            top = {_spool(cell, "requests")!r}
+            os.unlink(os.path.join(top, {name!r}))
+            os.rename(os.path.join(top, ".swap"), os.path.join(top, {name!r}))
+            """, check=True)
+        return real_claim(which)
+    monkeypatch.setattr(requests, "claim", swapped_then_claimed)
+    req = requests.take(name)
+    assert req.kind == "invalid" and os.path.basename(req.path).startswith(f".planted.{name}.")
+    assert not os.path.lexists(_spool(cell, "taken", name))

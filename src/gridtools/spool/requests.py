@@ -330,32 +330,49 @@ def take(name):
     """Daemon: take request ``name`` (``claim``) and read it, authenticated by owner uid;
     None when its client withdrew it first. An unreadable or malformed request file (or
     one that cannot be taken) comes with kind ``invalid`` so the daemon can log and drop
-    it."""
+    it. An entry that is no plain file (planted), or that is not the file looked at
+    before it was moved (swapped meanwhile), never stays in ``taken/``: it is hidden
+    in ``requests/`` under a name of its own (``_hide``), where its owner may remove it
+    and no intake lists it again, and removed from there."""
     path = ospaths.join(_folder(), name)
     try:
         st = posix.lstat(path)
         queued = st.st_ctime            # (before the move changes it)
     except OSError:
-        queued = 0.0                    # (taken before: when it was taken)
+        st, queued = None, 0.0          # (taken before: when it was taken)
     else:
         if (st.st_mode & 0o170000) != 0o100000:
-            # planted: hidden where it is (no intake lists it again), for its removal
-            # (``junk.remove``: as its owner, when it is a large tree) or the sweep's
-            hidden = ospaths.join(_folder(), ".planted." + name)
-            try:
-                posix.rename(path, hidden)
-            except OSError:
-                return None
-            return _unreadable(name, hidden, "not a regular file")
+            return _hide(name, path)
     try:
         if not claim(name):
             return None
     except OSError as exc:              # (a planted folder of another user's, a broken disk)
         return _unreadable(name, path, f"cannot be taken in ({exc.strerror})")
+    taken = ospaths.join(_taken(), name)
+    try:
+        now = posix.lstat(taken)
+    except OSError:
+        return None
+    if (now.st_mode & 0o170000) != 0o100000 or (st is not None and (now.st_dev, now.st_ino)
+                                                 != (st.st_dev, st.st_ino)):
+        return _hide(name, taken)
     req = read(_taken(), name)
     if 0 < queued < req.queued:
         req.queued = queued
     return req
+
+
+def _hide(name, path):
+    """Move the entry at ``path`` to a hidden name of ``requests/`` no one can have taken
+    (``.planted.<name>.<random>``); the refused Request for it (None when it is gone)."""
+    hidden = ospaths.join(_folder(), f".planted.{name}.{posix.urandom(6).hex()}")
+    try:
+        posix.rename(path, hidden)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return _unreadable(name, path, f"not a regular file, and cannot be moved aside ({exc.strerror})")
+    return _unreadable(name, hidden, "not a regular file")
 
 
 def names():
