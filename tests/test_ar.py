@@ -414,3 +414,16 @@ def test_calendars_are_judged_over_the_reservations_window(cell):
     assert f"week             {weekday}=off" in cell.run("qconf", "-scal", "today").stdout
     cell.run("qrdel", str(ar), check=True)
     cell.run("qconf", "-mattr", "queue", "calendar", "closing", "all.q", check=True)
+
+
+def test_max_advance_reservations_caps_the_reservations_of_the_cell(cell):
+    text = cell.run("qconf", "-sconf", "global", check=True).stdout + "max_advance_reservations 1\n"
+    path = os.path.join(cell.root, "global")
+    with open(path, "w") as fh:
+        fh.write(text)
+    cell.run("qconf", "-Mconf", path, check=True)
+    first = ar_of(cell.run("qrsub", "-a", at(3600), "-d", "0:10:0"))
+    proc = cell.run("qrsub", "-a", at(7200), "-d", "0:10:0")
+    assert (proc.returncode, proc.stderr) == (1, "rejected: only 1 advance reservations are allowed per cluster\n")
+    cell.run("qrdel", str(first), check=True)
+    ar_of(cell.run("qrsub", "-a", at(7200), "-d", "0:10:0"))

@@ -55,6 +55,10 @@ def test_limits_read_from_the_job_ad():
     assert inputs.concurrency_limits({**spec, "universe": 12}) == ()          # (local: no slot, no limits)
     spec["condor_ad"] = "ConcurrencyLimits = TARGET.Network\n"                # (the machine's: none)
     assert inputs.concurrency_limits(spec) == ()
+    # a weight that is not above 0, or no number, counts 1 (as HTCondor's negotiator
+    # counts it): a job cannot give back what the limit lets others use
+    spec["condor_ad"] = 'ConcurrencyLimits = "license:-10,db:nan,x:0,y:0.5"\n'
+    assert inputs.concurrency_limits(spec) == (("license", 1.0), ("db", 1.0), ("x", 1.0), ("y", 0.5))
 
 
 @pytest.mark.parametrize("negotiator", [False, True])

@@ -205,6 +205,10 @@ def submit(state, dispatcher, req, now):
         _give_back(req)
         return 1, "", urgency.AMBIGUOUS.format("advance_reservation") + "\n"
     verify = req.body.get("verify") == "v"
+    most = _most_reservations(state)
+    if not verify and most and len(table(state)) >= most:
+        _give_back(req)
+        return 1, "", f"rejected: only {most} advance reservations are allowed per cluster\n"
     if not verify and rec["id"] in table(state):
         return 1, "", f"error: advance reservation {rec['id']} already exists\n"
     if not verify and not ids.claimed_by("ar", rec["id"], req.uid):
@@ -225,6 +229,15 @@ def submit(state, dispatcher, req, now):
     state.need_publish = True
     state.log(f"I|advance reservation {rec['id']} granted to {owner}")
     return 0, notes + words.granted(rec["id"]) + "\n", ""
+
+
+def _most_reservations(state):
+    """The global configuration's max_advance_reservations (0: no limit)."""
+    conf = state.config.objects["conf"].get("global") or {}
+    try:
+        return max(0, int(str(conf.get("max_advance_reservations", 0)).strip() or 0))
+    except ValueError:
+        return 0
 
 
 def _give_back(req):

@@ -520,14 +520,17 @@ def _limits_of(expr_text):
 
 
 def _limits_from(value):
-    """((name in lower case, amount), ...) of a ConcurrencyLimits string."""
+    """((name in lower case, amount), ...) of a ConcurrencyLimits string. An amount that is
+    not above 0 (or not a number: ``nan``) counts 1, as HTCondor's negotiator counts it: a
+    job may never give back what a limit lets others use."""
     found = []
     for word in value.replace(",", " ").split():
         name, _colon, amount = word.partition(":")
         try:
-            found.append((name.lower(), float(amount) if amount else 1.0))
+            weight = float(amount) if amount else 1.0
         except ValueError:
             continue
+        found.append((name.lower(), weight if weight > 0 else 1.0))
     return tuple(found)
 
 
