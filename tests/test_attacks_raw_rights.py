@@ -31,10 +31,11 @@ def test_a_hand_written_submission_gets_nothing_qsub_refuses(cell, users, workdi
              ({"resources": {"hard": {"jc": "0"}, "soft": {}}}, 'resource "jcap" configured as non requestable'),
              ({"resources": {"hard": {"lic": "-5"}, "soft": {}}},
               'attribute "lic" is consumable but has a negative value'),
+             ({"resources": {"hard": {"lic": "0.001"}, "soft": {}}}, 'attribute "lic" is not a integer value'),
              ({"universe": 12}, "a Grid Engine job has no universe")]
     for overrides, why in cases:
         claimed, _name, answer = forge_submit(cell, alice, overrides, reply=True)
-        if "universe" in overrides:
+        if "universe" in overrides or why.endswith("integer value"):
             assert answer[0] == 1 and why in answer[2], answer
         else:
             assert answer == [1, "", REFUSED.format(why)], overrides
@@ -100,3 +101,12 @@ def test_qalter_gives_no_project_deadline_or_request_that_qsub_refuses(cell, use
     cell.run("qconf", "-au", alice, "deadlineusers", check=True)
     assert cell.run("qalter", "-dl", "203001010000", str(job), user=alice, cwd=workdir).returncode == 0
     assert wait_for(lambda: "deadline:" in cell.run("qstat", "-j", str(job)).stdout)
+
+
+def test_a_part_of_an_int_consumable_counts_as_a_whole_one():
+    """An HTCondor job's request_lic = 0.001 (its ad's amount, which the daemon reads
+    itself) holds one licence: no part of one stays free for everybody."""
+    from gridtools.model.resources import Complex, Consumable, CxType, Relop
+    from gridtools.sched.inputs import parse_value
+    lic = Complex("lic", "lic", CxType.INT, Relop("<="), consumable=Consumable.YES)
+    assert [parse_value(lic, text) for text in ("0.001", "2", "2.5", "3.0")] == [1, 2, 3, 3.0]

@@ -55,15 +55,25 @@ def refusal(state, spec):
     return admission.check(spec, view(state))
 
 
-def request_refusal(state, resources, own=()):
+def _fraction(text):
+    """True when ``text`` is a number that is not whole."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        return False
+    return value == value and abs(value) != float("inf") and value != int(value)
+
+
+def request_refusal(state, resources, own=(), whole=True):
     """The rules qsub and qalter apply to a job's resource requests (``resources``: its
     hard and soft ones) before they send them, applied again here, since a request file
     is its client's word: no complex whose ``requestable`` is NO (``own``: the names the
     daemon itself derives an HTCondor job's requests of), no negative amount of a
-    consumable (it would add to what a host offers everyone else). The refusal in
-    qsub's words, or None."""
+    consumable (it would add to what a host offers everyone else), and with ``whole``
+    no part of one of an INT consumable (an HTCondor job's is rounded up, see
+    ``sched.inputs.parse_value``). The refusal in qsub's words, or None."""
     from gridtools.daemon import view
-    from gridtools.model.resources import Consumable, Requestable
+    from gridtools.model.resources import Consumable, CxType, Requestable
     table = view.config_parts(state)["complexes"]
     for kind in ("hard", "soft"):
         for name, text in ((resources or {}).get(kind) or {}).items():
@@ -76,6 +86,9 @@ def request_refusal(state, resources, own=()):
                 amount = inputs.value_or_none(cx, text)
                 if isinstance(amount, (int, float)) and not isinstance(amount, bool) and amount < 0:
                     return f'attribute "{cx.name}" is consumable but has a negative value'
+                if whole and cx.type is CxType.INT and _fraction(text):
+                    from gridtools.formats.values import not_a_value
+                    return not_a_value(cx.name, "INT")
     return None
 
 

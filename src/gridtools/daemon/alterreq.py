@@ -142,7 +142,8 @@ def _check_resources(state, job, changes):
     if not parts:
         return
     from gridtools.daemon import admitjob, condorjob
-    why = admitjob.request_refusal(state, parts, condorjob.OWN_REQUESTS if job.spec.get("condor_ad") else ())
+    condor = bool(job.spec.get("condor_ad"))
+    why = admitjob.request_refusal(state, parts, condorjob.OWN_REQUESTS if condor else (), whole=not condor)
     if why:
         raise Refused(f"denied: {why}")
     consumables = _consumables(state)

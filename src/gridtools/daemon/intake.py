@@ -427,7 +427,8 @@ def _not_allowed(state, spec):
     tasks = [state.jobs[p].spec.get("tasks") for p in spec["ad_predecessors"]]
     return (admission.priority_refusal(spec.get("priority", 0), auth.is_operator(state, spec["owner"]))
             or admitjob.request_refusal(state, spec.get("resources"),
-                                        condorjob.OWN_REQUESTS if spec.get("condor_ad") else ())
+                                        condorjob.OWN_REQUESTS if spec.get("condor_ad") else (),
+                                        whole=not spec.get("condor_ad"))
             or predecessors.ad_refusal(spec.get("hold_jid_ad"), spec.get("tasks"), tasks) or "")
 
 

@@ -47,7 +47,12 @@ def parse_value(cx, text):
     if kind in (CxType.INT, CxType.DOUBLE):
         if text.strip().upper() == "INFINITY":
             return INFINITY
-        return values.parse_number(text)
+        number = values.parse_number(text)
+        if kind is CxType.INT and isinstance(number, float) and number == number \
+                and abs(number) != INFINITY and number != int(number):
+            import math                 # (a part of one is one: an HTCondor request_<name> = 0.5)
+            return math.ceil(number)
+        return number
     return text
 
 
