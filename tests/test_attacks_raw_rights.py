@@ -110,3 +110,23 @@ def test_a_part_of_an_int_consumable_counts_as_a_whole_one():
     from gridtools.sched.inputs import parse_value
     lic = Complex("lic", "lic", CxType.INT, Relop("<="), consumable=Consumable.YES)
     assert [parse_value(lic, text) for text in ("0.001", "2", "2.5", "3.0")] == [1, 2, 3, 3.0]
+
+
+def test_a_running_task_ends_when_its_run_limit_says_whatever_qalter_said_since():
+    """qalter -l h_rt of a running job changes what its pending tasks ask for; the run keeps
+    the limit its shepherd was given, and the scheduler counts on that one (a longer one
+    let the job keep a slot reserved for another, a shorter one stopped all backfill)."""
+    from gridtools.daemon.apply import _run_limit
+    from gridtools.model.job import Task
+    from gridtools.sched.inputs import _limit_of_run
+    from gridtools.model.resources import INFINITY
+
+    class Req:
+        runtime = 9999999.0
+    task = Task(1)
+    task.run_limit = _run_limit({"resources": {"hard": {"h_rt": "7200"}}})
+    assert _limit_of_run(task, Req) == 7200
+    task.run_limit = _run_limit({"resources": {"hard": {}}})
+    assert _limit_of_run(task, Req) == INFINITY
+    task.run_limit = 0.0                     # (a run started before the limit was kept)
+    assert _limit_of_run(task, Req) == 9999999.0

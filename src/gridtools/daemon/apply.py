@@ -28,10 +28,27 @@ def dispatched(state, job, number, granted, pe, now):
     """A decided start: the task runs on ``granted`` (its shepherd is started after the
     state is written)."""
     tr.dispatch(job, number, granted, now, pe=pe)
+    job.task(number).run_limit = _run_limit(job.spec)
     state.active_jobs.add(job.id)
     _changed(state, job, schedule=False)
     state.starting.append((job, number, now))       # see condorjob.started_events
     jobmail.started(state, job, number, now)
+
+
+def _run_limit(spec):
+    """Seconds of the run limit a task starts with (h_rt, else s_rt; -1 for none): what
+    the scheduler counts on for the run however the job's requests change meanwhile
+    (the shepherd keeps the limit it was given)."""
+    from gridtools.formats import values
+    hard = (spec.get("resources") or {}).get("hard") or {}
+    text = hard.get("h_rt", hard.get("s_rt"))
+    if text is None:
+        return -1.0
+    try:
+        seconds = float(values.parse_time(str(text)))
+    except Exception:  # noqa: BLE001 - an unreadable limit: the request's, as before
+        return 0.0
+    return seconds if seconds < float("inf") else -1.0
 
 
 def reject(state, job, now, reason="immediate job could not be scheduled"):

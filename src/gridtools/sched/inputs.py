@@ -545,12 +545,22 @@ def _slotless(spec):
     return SLOTLESS.get(spec.get("universe"), "")
 
 
+def _limit_of_run(task, req):
+    """Seconds a running task may run: the limit its run started with (a qalter of h_rt
+    since changes the job's pending tasks, not what its shepherd enforces), else the
+    request's."""
+    limit = getattr(task, "run_limit", 0.0) or 0.0
+    if limit > 0:
+        return limit
+    return INFINITY if limit < 0 else req.runtime
+
+
 def running_record(job, task, table, req, department="defaultdepartment"):
     """The Running record of a running task of a ``model.job.Job`` with Request ``req``."""
     from gridtools.sched.snapshot import Running
     return Running(job.id, task.number, job.spec["owner"], tuple(tuple(g) for g in task.granted),
                    pe=task.pe or "", amounts=consumable_amounts(req, table),
-                   start_time=task.start_time, end_time=task.start_time + req.runtime,
+                   start_time=task.start_time, end_time=task.start_time + _limit_of_run(task, req),
                    project=req.project, department=department, suspended=bool(task.suspended),
                    ar=req.ar, userlists=req.userlists, universe=_slotless(job.spec), shadow=_shadow(job.spec),
                    limits=concurrency_limits(job.spec),
