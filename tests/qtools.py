@@ -132,6 +132,17 @@ def reasons(cell, jid):
     return lines
 
 
+def set_qmaster_params(cell, params):
+    """Write ``params`` as the global configuration's qmaster_params, straight into its
+    file (read by the daemon when it changes, as an administrator's edit is)."""
+    path = os.path.join(cell.root, "etc", "conf", "global")
+    with open(path) as fh:
+        text, count = re.subn(r"^qmaster_params\s.*$", f"qmaster_params {params}", fh.read(), flags=re.M)
+    assert count == 1
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
 def set_global(cell, **values):
     """Change global configuration values with qconf -Mconf (applied by the daemon at once)."""
     text = cell.run("qconf", "-sconf", "global", check=True).stdout

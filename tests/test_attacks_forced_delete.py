@@ -9,11 +9,11 @@ ends: those that left the job's process group or session too.
 """
 
 import os
-import re
 import uuid
 
 from attack_tools import forge_request
 from conftest import wait_for
+from qtools import set_qmaster_params
 
 
 def _running_job(cell, user, workdir, script):
@@ -25,12 +25,7 @@ def _running_job(cell, user, workdir, script):
 
 
 def _allow_forced_qdel(cell):
-    path = os.path.join(cell.root, "etc", "conf", "global")
-    text, count = re.subn(r"^qmaster_params\s.*$", "qmaster_params ENABLE_FORCED_QDEL",
-                          open(path).read(), flags=re.M)
-    assert count == 1
-    with open(path, "w") as fh:
-        fh.write(text)
+    set_qmaster_params(cell, "ENABLE_FORCED_QDEL")
 
 
 def _marked(marker):

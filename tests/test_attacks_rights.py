@@ -7,6 +7,7 @@ import re
 
 from attack_tools import forge_request, forge_submit
 from conftest import wait_for
+from qtools import set_qmaster_params
 
 
 def _held(cell, user, workdir, *extra):
@@ -76,12 +77,7 @@ def test_hand_written_configuration_requests_are_refused(cell, workdir, users):
 
 def test_an_oversized_script_is_refused(cell, workdir, users):
     alice, bob = users[0], users[1]
-    path = os.path.join(cell.root, "etc", "conf", "global")
-    text, count = re.subn(r"^qmaster_params\s.*$", "qmaster_params MAX_SCRIPT_SIZE=64K",
-                          open(path).read(), flags=re.M)
-    assert count == 1
-    with open(path, "w") as fh:
-        fh.write(text)
+    set_qmaster_params(cell, "MAX_SCRIPT_SIZE=64K")
     big = "#!/bin/sh\n" + "# padding\n" * 10000
     proc = cell.qsub("-b", "n", user=alice, cwd=workdir, input=big)
     assert proc.returncode != 0
