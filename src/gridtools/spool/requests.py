@@ -343,12 +343,14 @@ def take(name):
     else:
         if (st.st_mode & 0o170000) != 0o100000:
             return _hide(name, path)
+    taken = ospaths.join(_taken(), name)
+    if ospaths.lexists(taken):
+        st = None                       # (taken before: what is queued under its name waits)
     try:
         if not claim(name):
             return None
     except OSError as exc:              # (a planted folder of another user's, a broken disk)
         return _unreadable(name, path, f"cannot be taken in ({exc.strerror})")
-    taken = ospaths.join(_taken(), name)
     try:
         now = posix.lstat(taken)
     except OSError:
