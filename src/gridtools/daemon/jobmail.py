@@ -46,7 +46,8 @@ _RUNNING = []
 # ---------------------------------------------------------------- Grid Engine
 
 def _gridengine(job):
-    return not job.spec.get("condor_ad")
+    """True for a Grid Engine job (None: a reservation, Grid Engine's too)."""
+    return job is None or not job.spec.get("condor_ad")
 
 
 def _letters(job):
@@ -65,8 +66,8 @@ def _when(stamp):
 
 
 def _hms(seconds):
-    seconds = max(0, int(seconds))
-    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    from gridtools.formats.values import format_time
+    return format_time(max(0, seconds))
 
 
 def _memory(nbytes):
@@ -166,12 +167,6 @@ def stopped(state, job, task, suspended):
 
 # ---------------------------------------------------------------- HTCondor
 
-def _fmt_duration(seconds):
-    seconds = max(0, int(seconds))
-    days, rest = divmod(seconds, 86400)
-    return f"{days:3d}+{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
-
-
 def _condor_head(job, number, ad, host):
     """The lines that open the schedd's mail about a proc: the machine, the job's id, its
     command and arguments, batch name and submit folder."""
@@ -198,6 +193,7 @@ def condor_started(state, job, number, ad, host, address):
 def condor_ended(state, job, task, result, ad, host, address, now):
     """An HTCondor job's proc ended, and its notification asks for mail (``address``: its
     NotifyUser, or its owner at the submit host): the schedd's message."""
+    from gridtools.cli.condor.qviews import format_time      # (HTCondor's ddd+hh:mm:ss)
     proc = f"{job.id}.{task.number - 1}"
     lines = _condor_head(job, task.number, ad, host)
     number = int(result.get("signal") or 0)
@@ -210,12 +206,12 @@ def condor_ended(state, job, task, result, ad, host, address, now):
     image = ad.eval("ImageSize")
     lines += ["", "", f"Submitted at:        {time.ctime(submitted)}"]
     if not number:
-        lines += [f"Completed at:        {time.ctime(now)}", f"Real Time:           {_fmt_duration(now - submitted)}"]
+        lines += [f"Completed at:        {time.ctime(now)}", f"Real Time:           {format_time(now - submitted)}"]
     lines += ["", f"Virtual Image Size:  {image if isinstance(image, int) else 0} Kilobytes", "",
-              "Statistics from last run:", f"Allocation/Run time:     {_fmt_duration(wall)}",
-              f"Remote User CPU Time:    {_fmt_duration(utime)}",
-              f"Remote System CPU Time:  {_fmt_duration(stime)}",
-              f"Total Remote CPU Time:   {_fmt_duration(utime + stime)}", ""]
+              "Statistics from last run:", f"Allocation/Run time:     {format_time(wall)}",
+              f"Remote User CPU Time:    {format_time(utime)}",
+              f"Remote System CPU Time:  {format_time(stime)}",
+              f"Total Remote CPU Time:   {format_time(utime + stime)}", ""]
     send(state, job, f"Condor Job {proc}", "\n".join(lines) + "\n", addresses=[address])
 
 
@@ -228,11 +224,10 @@ def _addresses(job):
 
 def _mailer(state, job):
     if _gridengine(job):
-        conf = state.config.objects["conf"].get("global") or {}
-        found = str(conf.get("mailer") or "").strip()
+        found = (state.config.objects["conf"].get("global") or {}).get("mailer")
     else:
-        get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
-        found = str(get("MAIL") or "").strip()
+        found = state.condor.conf.get("MAIL") if state.condor is not None else None
+    found = str(found or "").strip()
     return found if found and found.upper() != "NONE" else "/usr/bin/mail"
 
 
@@ -289,13 +284,10 @@ def reservation(state, data, event, when):
     name = data.get("name") or "none"
     subject = f"Advance Reservation {data.get('id')} ({name}) {what}"
     body = f"{subject}\n User       = {owner}\n {label} = {_when(when)}\n"
-    conf = state.config.objects["conf"].get("global") or {}
-    mailer = str(conf.get("mailer") or "").strip()
     addresses = [str(a) for a in data.get("mail_list") or () if str(a).strip()]
     from gridtools import cell
     mail(state, f"advance reservation {data.get('id')}", {"owner": owner, "uid": entry.pw_uid, "gid": entry.pw_gid},
-         mailer if mailer and mailer.upper() != "NONE" else "/usr/bin/mail", subject, body,
-         addresses or [f"{owner}@{cell.hostname()}"])
+         _mailer(state, None), subject, body, addresses or [f"{owner}@{cell.hostname()}"])
 
 
 def _start(mailer, subject, address, body, spec):

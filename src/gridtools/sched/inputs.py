@@ -441,7 +441,14 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
     spec = job.spec
     pending = job.pending_numbers()
     owner = spec["owner"]
-    held = frozenset(n for n, t in job.tasks.items() if t.hold and n in pending) or _NONE_HELD
+    held, resting = [], []
+    for n, t in job.tasks.items():
+        if (t.hold or t.rest_until) and n in pending:
+            if t.hold:
+                held.append(n)
+            if t.rest_until:
+                resting.append((n, t.rest_until))
+    held = frozenset(held) or _NONE_HELD
     limits = _limits_of(_limits_text(spec))
     return PendingJob(
         id=job.id, owner=owner, group=spec.get("group", ""), name=spec["name"],
@@ -456,8 +463,7 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
         now_only=bool(spec.get("now")), job_prio=int(spec.get("job_prio") or 0),
         universe=_slotless(spec), shadow=_shadow(spec), limits=limits if limits is not None else (),
         machine_limits=limits is None, submit_host=spec.get("submit_host") or "",
-        task_requests=task_requests,
-        resting=tuple((n, t.rest_until) for n, t in job.tasks.items() if t.rest_until and n in pending))
+        task_requests=task_requests, resting=tuple(resting))
 
 
 def _shadow(spec):
@@ -549,7 +555,7 @@ def _limit_of_run(task, req):
     """Seconds a running task may run: the limit its run started with (a qalter of h_rt
     since changes the job's pending tasks, not what its shepherd enforces), else the
     request's."""
-    limit = getattr(task, "run_limit", 0.0) or 0.0
+    limit = task.run_limit
     if limit > 0:
         return limit
     return INFINITY if limit < 0 else req.runtime
