@@ -165,3 +165,51 @@ def test_qrsub_m_mails_the_start_end_and_deletion_of_a_reservation(cell, users, 
     assert (user, address) == ("root", "ops@example.org")
     assert body.startswith(f"Advance Reservation {first} (soon) Finished\n User       = root\n End Time = ")
     assert mails[f"Advance Reservation {second} (later) Deleted"][1] == f"root@{cell.host}"
+
+
+def _condor_mailer(cell, workdir, extra=""):
+    mailer, folder = _mailer(workdir)
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"MAIL = {mailer}\n{extra}")
+    assert cell.run("condor_reconfig").returncode == 0
+    return folder
+
+
+def test_htcondor_mails_the_holds_and_removals_it_makes_as_notification_asks(cell, users, workdir):
+    """HTCondor mails a hold it makes of a running or starting proc, and a removal by the
+    job's policy while it runs: Always mails each; Error mails a failed start but not a
+    hold by the job's policy after a successful run, nor the owner's condor_hold."""
+    folder = _condor_mailer(cell, workdir, "PERIODIC_EXPR_INTERVAL = 1\n")
+    user = users[0]
+    body = "log = h.log\nnotify_user = me@example.org\n"
+    failed = submit(cell, f"executable = /bin/true\noutput = {workdir}/no/such/out\nnotification = error\n"
+                          f"{body}queue\n", cwd=workdir, user=user)
+    policy = submit(cell, "executable = /bin/sleep\narguments = 300\nnotification = always\n"
+                          f"periodic_hold = JobStatus == 2\n{body}queue\n", cwd=workdir, user=user)
+    removed = submit(cell, "executable = /bin/sleep\narguments = 300\nnotification = always\n"
+                           f"periodic_remove = JobStatus == 2\n{body}queue\n", cwd=workdir, user=user)
+    quiet = submit(cell, "executable = /bin/sleep\narguments = 300\nnotification = error\n"
+                         f"periodic_hold = JobStatus == 2\n{body}queue\n", cwd=workdir, user=user)
+    owners = submit(cell, f"executable = /bin/sleep\narguments = 300\nnotification = always\n{body}queue\n",
+                    cwd=workdir, user=user)
+    log = os.path.join(workdir, "h.log")
+    wait_events(log, f"{owners}.0", [0, 1])
+    assert cell.run("condor_hold", str(owners), user=user).returncode == 0
+    for cluster, codes in ((failed, [0, 1, 12]), (policy, [0, 1, 12]), (removed, [0, 1, 9]), (quiet, [0, 1, 12]),
+                           (owners, [0, 1, 12])):
+        wait_events(log, f"{cluster}.0", codes, timeout=30)
+    mails = {args[1]: (who, args[2], text) for who, args, text in wait_for(lambda: (
+        lambda found: found if len(found) >= 3 else None)(_mails(folder)), timeout=20)}
+    assert set(mails) == {f"Condor Job {failed}.0 put on hold", f"Condor Job {policy}.0 put on hold",
+                          f"Condor Job {removed}.0 removed"}
+    who, address, text = mails[f"Condor Job {policy}.0 put on hold"]
+    assert (who, address) == (user, "me@example.org")
+    lines = text.splitlines()
+    assert lines[3:5] == [f"Condor job {policy}.0", "\t/bin/sleep 300"]
+    assert lines[-3:] == ["is being put on hold.", "", "The job attribute PeriodicHold expression "
+                          "'JobStatus == 2' evaluated to TRUE"]
+    assert "is being removed." in mails[f"Condor Job {removed}.0 removed"][2]
+    assert f"Failed to open '{workdir}/no/such/out' as standard output" in \
+        mails[f"Condor Job {failed}.0 put on hold"][2]
+    for cluster in (removed, policy, quiet, owners, failed):
+        cell.run("condor_rm", str(cluster), user=user)

@@ -146,6 +146,8 @@ def _condor_exit(state, job, task, result, now):
         condorjob.task_info(job, task.number)["hold"] = [decision.reason, decision.code, decision.subcode,
                                                           int(now)]
         condorjob.held_events(state, job, [task.number], now)
+        condorjob.notify_action(state, job, task.number, "put on hold", decision.reason, decision.code,
+                                exit_code=None if result.get("signal") else int(result.get("exit_status") or 0))
     else:
         condorjob.requeued(state, job, task, result, decision.reason, now)
     state.log(f"I|job {job.id}.{task.number} {decision.action.value} by its exit policy")
@@ -254,11 +256,12 @@ def clear_error(state, job, number):
 
 # ---------------------------------------------------------------- HTCondor's requests and policies
 
-def condor_hold(state, dispatcher, job, number, hold, now, hard=False):
+def condor_hold(state, dispatcher, job, number, hold, now, hard=False, mail=False):
     """condor_hold (or PeriodicHold, or the startd's WANT_HOLD) of one task: a waiting
     task is held, a running one is held and stopped (it waits, held, once its shepherd
-    has ended it; ``hard``: by SIGKILL at once). ``hold``: [reason, code, subcode]. False
-    when the task was held already or has ended."""
+    has ended it; ``hard``: by SIGKILL at once). ``hold``: [reason, code, subcode];
+    ``mail``: a hold HTCondor mails of, when the job's notification asks
+    (``condorjob.notify_action``). False when the task was held already or has ended."""
     st = job.state_of(number)
     if st is TaskState.FINISHED or (st is not TaskState.RUNNING and "u" in job.holds_of(number)):
         return False
@@ -270,6 +273,8 @@ def condor_hold(state, dispatcher, job, number, hold, now, hard=False):
         dispatcher.signal_task(job, job.task(number), "kill" if hard else "requeue")
     _changed(state, job)
     condorjob.held_events(state, job, [number], now)
+    if mail:
+        condorjob.notify_action(state, job, number, "put on hold", hold[0], int(hold[1]))
     return True
 
 

@@ -44,6 +44,7 @@ HOLD_CODE_INPUT = 8                 # UnableToOpenInput
 HOLD_CODE_TRANSFER_OUTPUT = 12      # TransferOutputError
 HOLD_CODE_TRANSFER_INPUT = 13       # TransferInputError
 HOLD_CODE_IWD = 14                  # IwdError
+HOLD_CODE_SUBMITTED = 15            # SubmittedOnHold
 HOLD_CODE_FAILED_CHECKPOINT = 36    # FailedToCheckpoint
 HOLD_CODE_OUT_OF_RESOURCES = 34     # JobOutOfResources
 HOLD_SUBCODE_MEMORY = 102           # (its subcode for memory)
@@ -488,7 +489,8 @@ def schedule_crons(state, job, now, numbers=None, force=False):
         if isinstance(schedule, str):
             from gridtools.daemon import apply
             reason = f"Invalid cron schedule parameters: {schedule}"
-            changed = apply.condor_hold(state, None, job, number, [reason, HOLD_INVALID_CRON, 0], now) or changed
+            changed = apply.condor_hold(state, None, job, number, [reason, HOLD_INVALID_CRON, 0], now,
+                                        mail=True) or changed
             continue
         last = mine.get("deferral")
         if last is not None and now <= last + _deferral_window(job) and not force:
@@ -689,6 +691,7 @@ def failed_to_start(state, job, number, hold, now):
     mine[FAILED_STARTS] = int(mine.get(FAILED_STARTS) or 0) + 1     # (a run begun: see jobads._run_counts)
     job.changed()
     held_events(state, job, [number], now)
+    notify_action(state, job, number, "put on hold", hold[0], int(hold[1]))
 
 
 def error_cleared(job, number):
@@ -771,6 +774,33 @@ def _notify(state, job, task, result):
     from gridtools import cell
     from gridtools.daemon import jobmail
     jobmail.condor_ended(state, job, task, result, ad, cell.hostname(), _mail_to(job, ad), time.time())
+
+
+#: HoldReasonCodes of holds HTCondor's Error notification does not mail: the owner's
+#: (condor_hold), the job's policy's, and a job's submitted on hold
+_QUIET_HOLDS = (HOLD_CODE_USER, HOLD_CODE_POLICY, HOLD_CODE_SUBMITTED)
+
+
+def notify_action(state, job, number, action, reason, code=None, exit_code=None):
+    """The mail HTCondor's shadow sends when it puts a running proc on hold (``action``
+    "put on hold", with its HoldReasonCode ``code``) or removes it ("removed"), when the
+    job's notification asks for it (HTCondor's rule: Always; Error for a hold whose
+    code is not the owner's, the policy's or the submission's, or whose last exit code,
+    ``exit_code`` or its ExitCode, is not its JobSuccessExitCode)."""
+    if not is_condor(job):
+        return
+    ad = proc_ad(job, number)
+    wanted = ad.eval("JobNotification")
+    if wanted != _NOTIFY_ALWAYS:
+        if wanted != _NOTIFY_ERROR:
+            return
+        if code is None or code in _QUIET_HOLDS:
+            status = exit_code if exit_code is not None else _int(ad.eval("ExitCode"))
+            if status == _int(ad.eval("JobSuccessExitCode")):
+                return
+    from gridtools import cell
+    from gridtools.daemon import jobmail
+    jobmail.condor_action(state, job, number, ad, cell.hostname(), _mail_to(job, ad), action, reason)
 
 
 def _mail_to(job, ad):
@@ -1490,9 +1520,11 @@ def info_of(job, number):
 def _carry_out(state, dispatcher, job, number, decision, now):
     from gridtools.daemon import apply
     from gridtools.daemon.condorpolicy import Action
+    from gridtools.model.job import TaskState
+    running = job.state_of(number) is TaskState.RUNNING     # (its shadow's: mailed)
     if decision.action is Action.HOLD:
         return apply.condor_hold(state, dispatcher, job, number,
-                                 [decision.reason, decision.code, decision.subcode], now)
+                                 [decision.reason, decision.code, decision.subcode], now, mail=running)
     if decision.action is Action.VACATE:
         return apply.condor_vacate(state, dispatcher, job, number,
                                    [decision.reason, decision.code, decision.subcode], now)
@@ -1503,6 +1535,8 @@ def _carry_out(state, dispatcher, job, number, decision, now):
             return False
         return apply.condor_release(state, job, number, decision.reason, now, "u")
     task_info(job, number)["remove_reason"] = decision.reason
+    if running:
+        notify_action(state, job, number, "removed", decision.reason)
     apply.delete_task(state, dispatcher, job, number, now, False)
     if job.is_finished():
         state.note_finished(job.id)

@@ -8,8 +8,11 @@ state", with the reason), when qdel ends it (``a``: "Killed"), and when it is
 suspended or continued (``s``). Its addresses are its ``-M`` list, by default
 its owner at its submit host. An HTCondor job is mailed at its end as its
 ``notification`` says (Always and Complete: every end; Error: an end by a
-signal or with a status other than 0), at its NotifyUser, by default its
-owner at its submit host.
+signal or with a status other than 0), and when HTCondor itself puts a proc
+on hold or removes it while it runs ("put on hold", "removed": Always; Error
+for a hold that is not the owner's, the job's policy's or its submission's,
+or after an exit other than the success exit code), at its NotifyUser, by
+default its owner at its submit host.
 
 The mailer is the cell's: sge_conf's ``mailer`` for a Grid Engine job,
 condor_config's ``MAIL`` for an HTCondor one (``/usr/bin/mail`` for both by
@@ -172,6 +175,8 @@ def _condor_head(job, number, ad, host):
     command and arguments, batch name and submit folder."""
     cmd = ad.eval("Cmd")
     args = ad.eval("Arguments")
+    if not isinstance(args, str) or not args:
+        args = ad.eval("Args")          # (arguments in the old syntax)
     lines = ["This is an automated email from the Condor system", f'on machine "{host}".  Do not reply.', "",
              f"Condor job {job.id}.{number - 1}"]
     if isinstance(cmd, str) and cmd:
@@ -213,6 +218,13 @@ def condor_ended(state, job, task, result, ad, host, address, now):
               f"Remote System CPU Time:  {format_time(stime)}",
               f"Total Remote CPU Time:   {format_time(utime + stime)}", ""]
     send(state, job, f"Condor Job {proc}", "\n".join(lines) + "\n", addresses=[address])
+
+
+def condor_action(state, job, number, ad, host, address, action, reason):
+    """HTCondor put an HTCondor job's proc on hold or removed it (``action``: "put on
+    hold", "removed") for ``reason``, and its notification asks for such mail."""
+    lines = _condor_head(job, number, ad, host) + ["", f"is being {action}.", "", reason]
+    send(state, job, f"Condor Job {job.id}.{number - 1} {action}", "\n".join(lines) + "\n", addresses=[address])
 
 
 # ---------------------------------------------------------------- sending

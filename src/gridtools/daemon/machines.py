@@ -460,7 +460,7 @@ class Machines:
                 reason, subcode = result.hold
                 if apply.condor_hold(ctx.state, ctx.dispatcher, job, task.number,
                                      [reason, startd.HOLD_CODE_STARTD, subcode], now,
-                                     hard=action is startd.Action.KILL):
+                                     hard=action is startd.Action.KILL, mail=True):
                     ctx.log(f"I|job {job.id}.{task.number} held by the policy of {rec.host} ({reason})")
             else:
                 apply.vacate(ctx.state, ctx.dispatcher, job, task,
