@@ -158,3 +158,26 @@ def test_a_halt_file_of_another_user_does_not_halt_the_dag(cell, workdir, users)
     _run_dag(cell, shared, "h.dag", alice)
     assert open(os.path.join(shared, "h.dag.order")).read() == "A\n"
     assert "DAG halted" not in _out(shared, "h.dag")
+
+
+@pytest.mark.parametrize("planted", ["c.dag.rescue001", "c.dag.rescue100"])
+def test_a_rescue_dag_name_another_user_took_does_not_take_the_rescue(cell, workdir, users, planted):
+    """bob leaves a file anyone may write at the name of alice's next rescue DAG, or at
+    the last one (DAGMAN_MAX_RESCUE_NUM): her failed run writes its rescue DAG under a
+    name of her own, which her next run reads; bob's file is left as it was."""
+    alice, bob = users[0], users[1]
+    shared = sticky_folder(workdir)
+    _dag(shared, "c.dag", alice)
+    with open(os.path.join(shared, "c.dag.sh"), "w") as fh:
+        fh.write("#!/bin/sh\nexit 1\n")
+    user_py(cell, bob, f"import os; fd = os.open({shared!r} + '/{planted}', os.O_CREAT | os.O_WRONLY, 0o666); "
+                       "os.fchmod(fd, 0o666)", check=True)
+    _run_dag(cell, shared, "c.dag", alice)
+    assert open(os.path.join(shared, planted)).read() == ""
+    text = _out(shared, "c.dag")
+    written = re.search(r"Writing Rescue DAG file (\S+)", text)
+    assert written, text
+    rescue = os.path.join(shared, written.group(1))
+    assert os.path.basename(rescue) != planted
+    assert os.stat(rescue).st_uid == pwd.getpwnam(alice).pw_uid
+    assert "# Rescue DAG file, created after running" in open(rescue).read()

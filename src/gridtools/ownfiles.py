@@ -4,13 +4,25 @@
 ``open_own`` follows a link only where the kernel's protected_symlinks would: a link in
 a sticky folder anyone may write is followed when its owner is the caller (its effective
 uid) or the folder's owner, so that another user cannot plant one where the caller's file
-is going (PermissionError otherwise). The rule holds for every part of the path, its
-folders as much as its last name, and whatever fs.protected_symlinks says: the path is
-walked a part at a time, each folder held open while the next is looked at, so that
-nothing swapped in meanwhile is followed. ``resolve_own`` gives the path so walked,
-``is_own_dir`` tells whether it leads to a folder, ``makedirs_own`` makes the folders of
-a path that are missing, ``chdir_own`` makes it the working folder. ``open_text`` opens
-such a file as a Python file.
+is going (PermissionError otherwise). A folder anyone may write that is not sticky lets
+anyone put a link there or swap one: only the caller's own links there are followed,
+and root's. A folder another user made in such a shared folder (its owner neither the
+caller, nor root, nor the sticky folder's owner) is theirs to fill: it is "planted",
+and so is everything below it until a folder of the caller's or root's; only the
+caller's own links and root's are followed in it. The rule holds for every part of the path, its folders as
+much as its last name, and whatever fs.protected_symlinks says: the path is walked a
+part at a time, each folder held open while the next is looked at, so that nothing
+swapped in meanwhile is followed.
+
+A file opened to be written (O_CREAT) that is already there in a folder anyone may
+write, or in a planted one, must be the caller's or root's, or (in a sticky folder,
+not planted) the folder owner's, as the kernel's protected_regular and protected_fifos say: a plain
+file or a FIFO another user left where the caller's output is going is not written
+through (PermissionError), never waited on, and not emptied first.
+
+``resolve_own`` gives the path so walked, ``is_own_dir`` tells whether it leads to a
+folder, ``makedirs_own`` makes the folders of a path that are missing, ``chdir_own``
+makes it the working folder. ``open_text`` opens such a file as a Python file.
 ``read_trusted`` reads a file the caller takes what it says from (a DAG's nodes log):
 it must be a regular file of the caller's own, reached without a link.
 """
@@ -34,8 +46,12 @@ def open_own(path, how, mode=0o644, follow_last=True):
     without ``follow_last`` a link as the path's last part is not followed at all (ELOOP),
     as O_NOFOLLOW would have it, while its folders are walked by the rule."""
     for _ in range(3):
-        folder, name, _where = _walk(path, follow_last=follow_last)
+        folder, name, _where, wary = _walk(path, follow_last=follow_last)
         try:
+            if how & os.O_CREAT and name:
+                held = os.fstat(folder)
+                if wary or held.st_mode & stat.S_IWOTH:
+                    return _open_shared(folder, held, name, how, mode, wary, path)
             return os.open(name or ".", how | os.O_NOFOLLOW, mode, dir_fd=folder)
         except OSError as exc:
             if exc.errno != errno.ELOOP:
@@ -46,11 +62,42 @@ def open_own(path, how, mode=0o644, follow_last=True):
     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
 
 
+def _open_shared(folder, held, name, how, mode, wary, path):
+    """Open ``name`` to write in a ``folder`` others may write (or a ``wary`` one, planted):
+    what is there already must be the caller's or root's, or in a sticky folder not
+    planted its owner's (PermissionError). The open never waits (a FIFO is looked at first) and
+    empties a file only once it is known to be one that may be written."""
+    me = os.geteuid()
+    try:
+        there = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        there = None
+    if there is not None and not stat.S_ISLNK(there.st_mode) and not _trusted(there.st_uid, held, wary):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)     # (not even opened)
+    quick = os.O_NONBLOCK
+    if there is not None and stat.S_ISFIFO(there.st_mode) and there.st_uid == me:
+        quick = 0                       # (the caller's own FIFO: waited on, as a qrsh client's)
+    fd = os.open(name, (how & ~os.O_TRUNC) | os.O_NOFOLLOW | quick, mode, dir_fd=folder)
+    try:
+        found = os.fstat(fd)
+        if not _trusted(found.st_uid, held, wary):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+        if how & os.O_TRUNC and stat.S_ISREG(found.st_mode):
+            os.ftruncate(fd, 0)
+        if quick and not how & os.O_NONBLOCK:
+            import fcntl
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def resolve_own(path):
     """``path`` with every link on it followed as ``open_own`` follows them: a path
     without links (its last name may be missing); PermissionError for a link the rule
     refuses, FileNotFoundError or NotADirectoryError for a folder that is not there."""
-    folder, name, where = _walk(path)
+    folder, name, where, _wary = _walk(path)
     os.close(folder)
     return "/" + "/".join(where + [name] if name else where)
 
@@ -59,7 +106,7 @@ def is_own_dir(path):
     """True when ``path``, walked as ``open_own`` walks it, leads to a folder; False when
     it does not, or the walk fails (a link the rule refuses)."""
     try:
-        folder, name, _where = _walk(path)
+        folder, name, _where, _wary = _walk(path)
     except OSError:
         return False
     try:
@@ -83,7 +130,7 @@ def chdir_own(path):
 def makedirs_own(path, mode=0o777):
     """Make the folders of ``path`` that are missing, ``path`` too (``mode``), walking it
     as ``open_own`` does; an OSError when one cannot be made or is not a folder."""
-    folder, name, _where = _walk(path, make=mode)
+    folder, name, _where, _wary = _walk(path, make=mode)
     try:
         if name and not stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
             raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
@@ -93,13 +140,15 @@ def makedirs_own(path, mode=0o777):
 
 def _walk(path, make=None, follow_last=True):
     """(descriptor of the folder that holds what ``path`` names, its name there, the
-    names of that folder from /): every link met on the way followed when the rule
-    allows it. The last name is "" when the path ends at a folder ("/", "..") and may be
-    missing; with ``make`` (a mode) the missing folders, the last one too, are made."""
+    names of that folder from /, whether that folder is planted): every link met on the
+    way followed when the rule allows it. The last name is "" when the path ends at a
+    folder ("/", "..") and may be missing; with ``make`` (a mode) the missing folders,
+    the last one too, are made."""
     path = os.fspath(path)
     if not path:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
     folder, where = _start(path)
+    warys = [False] * len(where)        # (of each folder of ``where``: planted)
     pending = _parts(path)
     links = 0
     try:
@@ -107,7 +156,7 @@ def _walk(path, make=None, follow_last=True):
             name = pending.pop(0)
             if name == "..":
                 folder = _enter(folder, "..")
-                where = where[:-1]
+                where, warys = where[:-1], warys[:-1]
                 continue
             info = _look(folder, name, make, not pending)
             if info is not None and stat.S_ISLNK(info.st_mode) and not pending and not follow_last:
@@ -116,19 +165,21 @@ def _walk(path, make=None, follow_last=True):
                 links += 1
                 if links > MAX_LINKS:
                     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
-                _may_follow(folder, info, path)
+                _may_follow(folder, info, path, bool(warys and warys[-1]))
                 target = os.readlink(name, dir_fd=folder)
                 if target.startswith("/"):
                     fresh, where = _start(target)
                     os.close(folder)
-                    folder = fresh
+                    folder, warys = fresh, []
                 pending[:0] = _parts(target)
                 continue
             if not pending:
-                return folder, name, where
+                return folder, name, where, bool(warys and warys[-1])
+            held = os.fstat(folder)
             folder = _enter(folder, name)
             where = where + [name]
-        return folder, "", where
+            warys = warys + [_planted(held, os.fstat(folder), bool(warys and warys[-1]))]
+        return folder, "", where, bool(warys and warys[-1])
     except OSError as exc:
         os.close(folder)
         raise _named(exc, path) from None
@@ -181,13 +232,29 @@ def _enter(folder, name):
     return entered
 
 
-def _may_follow(folder, link, path):
+def _may_follow(folder, link, path, wary):
     """PermissionError unless the ``link`` (its lstat) in ``folder`` may be followed: in
-    a sticky folder anyone may write, only one of the caller's or of the folder's owner."""
+    a sticky folder anyone may write, only one of the caller's or of the folder's owner;
+    in another folder anyone may write, or a planted one (``wary``), only the caller's."""
     held = os.fstat(folder)
-    shared = held.st_mode & stat.S_ISVTX and held.st_mode & stat.S_IWOTH
-    if shared and link.st_uid not in (os.geteuid(), held.st_uid):
+    if (wary or held.st_mode & stat.S_IWOTH) and not _trusted(link.st_uid, held, wary):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+
+
+def _planted(held, entered, wary):
+    """True when the folder ``entered`` (its fstat), entered from ``held`` (planted when
+    ``wary``), is planted: in a planted folder or one anyone may write, and made by
+    someone the rule does not trust there."""
+    return bool(wary or held.st_mode & stat.S_IWOTH) and not _trusted(entered.st_uid, held, wary)
+
+
+def _trusted(uid, held, wary):
+    """True when what user ``uid`` made in the folder ``held`` (its fstat; planted when
+    ``wary``), a folder others may write, may be used: the caller's own, root's, and in
+    a sticky folder not planted its owner's."""
+    if uid in (os.geteuid(), 0):
+        return True
+    return bool(held.st_mode & stat.S_ISVTX) and uid == held.st_uid and not wary
 
 
 def open_text(path, how="w", mode=0o644, binary=False):

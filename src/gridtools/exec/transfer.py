@@ -357,10 +357,20 @@ def _copy_file(source, target):
 
 
 def _copy_folder(source, target):
-    """``shutil.copytree`` of ``source`` to ``target`` (links copied as links), the path
-    of ``target`` walked first as ``ownfiles.open_own`` walks it."""
-    from gridtools.ownfiles import resolve_own
-    shutil.copytree(source, resolve_own(target), symlinks=True, dirs_exist_ok=True)
+    """Copy the folder ``source`` to ``target`` (links copied as links; into folders that
+    are there already), every path of the copy walked as ``ownfiles.open_own`` walks
+    it: no link another user planted in ``target`` or below it is followed, and no file
+    of theirs left there is written through."""
+    from gridtools.ownfiles import makedirs_own, resolve_own
+    for folder, subfolders, files in os.walk(source):
+        here = os.path.join(target, os.path.relpath(folder, source))
+        makedirs_own(here, stat.S_IMODE(os.stat(folder).st_mode) | 0o700)
+        for name in sorted(files) + [n for n in subfolders if os.path.islink(os.path.join(folder, n))]:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                os.symlink(os.readlink(path), os.path.join(resolve_own(here), name))
+            else:
+                _copy_file(path, os.path.join(here, name))
 
 
 class _Unsent(Exception):

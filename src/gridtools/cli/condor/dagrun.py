@@ -848,6 +848,23 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             return
         self.log(f"Node {name}: wrote save point file {path}")
 
+    def _next_rescue(self, most):
+        """The name of this run's rescue DAG: the one after the caller's own latest (the
+        last one, DAGMAN_MAX_RESCUE_NUM, written over), passing over a name another user
+        took with a file of theirs (``submit_dag.own_files``: it is no rescue DAG of the
+        caller's, and it is not written through)."""
+        from gridtools.cli.condor.submit_dag import own_files
+        from gridtools.formats.condor import dagstate
+        base = dagstate.rescue_base(self.dag_file, len(self.opts.get("dags") or ()) > 1)
+        names = os.listdir(self.folder)
+        own = set(own_files(self.folder, names))
+        last = dagstate.latest_rescue(os.path.basename(base), own)[1]
+        for number in range(min(last + 1, most), most + 1):
+            name = dagstate.rescue_name(base, number)
+            if os.path.basename(name) not in names or os.path.basename(name) in own:
+                return name
+        return dagstate.rescue_name(base, min(last + 1, most))
+
     def write_rescue(self):
         from gridtools.formats.condor import dagstate
         most = self.opts.get("max_rescue", MAX_RESCUE)
@@ -856,9 +873,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             return
         name = self.rescue_file             # (one rescue DAG a run: written again over)
         if name is None:
-            base = dagstate.rescue_base(self.dag_file, len(self.opts.get("dags") or ()) > 1)
-            last = dagstate.latest_rescue(os.path.basename(base), os.listdir(self.folder))[1]
-            name = self.rescue_file = dagstate.rescue_name(base, min(last + 1, most))
+            name = self.rescue_file = self._next_rescue(most)
         created = _created(time.gmtime())
         final = {self._final_name()}        # the FINAL node runs again with the rescue DAG
         text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed, created)
