@@ -321,3 +321,20 @@ def test_qstat_r_and_j_show_the_requests_of_each_proc(cell, workdir):
     cell.stop_daemon()
     assert _resources(_qstat(cell, "-r"))[0] == ("3", None, "mem_free=50M (0.000000)")
     assert _j_tasks(cell, cluster) == PER_PROC_J
+
+
+def test_condor_qedit_of_a_running_proc_s_request_is_for_its_next_run(cell, workdir):
+    """testhost offers gpu=2; a running proc holding both is edited to ask for none: it
+    still holds them (qstat -F, and a second job asking for one waits) until it ends."""
+    assert cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost").returncode == 0
+    first = submit(cell, "executable = /bin/sleep\narguments = 300\nrequest_gpus = 2\nqueue\n", cwd=workdir)
+    assert wait_status(cell, f"{first}.0", RUNNING)
+    edited = cell.run("condor_qedit", f"{first}.0", "RequestGPUs", "0")
+    assert edited.returncode == 0, edited.stderr
+    second = submit(cell, "executable = /bin/sleep\narguments = 300\nrequest_gpus = 1\nqueue\n", cwd=workdir)
+    assert wait_for(lambda: "offers only hc:gpu=0" in _info(cell, second), 20), _info(cell, second)
+    assert statuses(cell, f"{second}.0")[f"{second}.0"] == IDLE
+    shown = cell.run("qstat", "-F", "gpu").stdout
+    assert "hc:gpu=0" in shown, shown
+    assert cell.run("condor_rm", str(first)).returncode == 0
+    assert wait_status(cell, f"{second}.0", RUNNING)

@@ -323,8 +323,8 @@ def task_hard(snap, row):
     resources than its proc 0 (the status's ``task_hard``, of running procs, or the
     row's ``req_hard``), else its job's."""
     own = (snap.get("task_hard") or {}).get(row["id"])
-    if own and row.get("task") in own:
-        return own[row["task"]]
+    if own and _number(row) in own:
+        return own[_number(row)]
     if "req_hard" in row:
         return row["req_hard"]
     return (snap["jobs"].get(row["id"]) or {}).get("hard") or {}
@@ -335,9 +335,14 @@ def held_once(snap, row, name):
     queue, not on each slot (its description's ``per_job_requests``; a proc that asks
     for other resources than its proc 0, its own)."""
     own = (snap.get("task_hard") or {}).get(row["id"])
-    if own and row.get("task") in own:
-        return name in ((own.get("per_job") or {}).get(row["task"]) or ())
+    if own and _number(row) in own:
+        return name in ((own.get("per_job") or {}).get(_number(row)) or ())
     return name in ((snap["jobs"].get(row["id"]) or {}).get("per_job") or ())
+
+
+def _number(row):
+    """The task number of a row (1: the one task of a job that is no array)."""
+    return 1 if row.get("task") is None else row["task"]
 
 
 def task_label(row):

@@ -29,6 +29,7 @@ def dispatched(state, job, number, granted, pe, now):
     state is written)."""
     tr.dispatch(job, number, granted, now, pe=pe)
     job.task(number).run_limit = _run_limit(job.spec)
+    job.task(number).amounts = _amounts(state, job, number)
     state.active_jobs.add(job.id)
     _changed(state, job, schedule=False)
     state.starting.append((job, number, now))       # see condorjob.started_events
@@ -49,6 +50,16 @@ def _run_limit(spec):
     except Exception:  # noqa: BLE001 - an unreadable limit: the request's, as before
         return 0.0
     return seconds if seconds < float("inf") else -1.0
+
+
+def _amounts(state, job, number):
+    """[[consumable, amount], ...] a task holds while it runs: those its request names
+    as it starts, which the scheduler counts for the run however the job's requests
+    change meanwhile (condor_qedit of a running job's RequestXXX is its next run's)."""
+    from gridtools.daemon import view
+    from gridtools.sched import inputs
+    req = view.task_request(job, number, state)
+    return [[name, amount] for name, amount in inputs.consumable_amounts(req, view.config_parts(state)["complexes"])]
 
 
 def reject(state, job, now, reason="immediate job could not be scheduled"):

@@ -84,7 +84,7 @@ def start_nodes(state, dispatcher, job, number, now):
     for node, (queue, host) in enumerate(slots[1:], 1):
         tdir = os.path.join(folder, f"pe.{base + node}")
         try:
-            makedirs(tdir, 0o755)
+            makedirs(tdir, jobstore.DIR_MODE)      # (others pass through, list nothing)
             plan = dispatcher.build_plan(job, number, [[queue, host, 1]], task.pe)
             for_node(plan, node, len(slots))
             plan["env"].update(sizes)           # the job's, not those of the node's one slot

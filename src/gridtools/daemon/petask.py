@@ -235,7 +235,7 @@ def start(state, dispatcher, req, now):
         folder = jobstore.task_dir(job.id, task.number)
         ident = max([n for n, _path in _folders(folder)] + [0]) + 1
         tdir = os.path.join(folder, f"pe.{ident}")
-        makedirs(tdir, 0o755)
+        makedirs(tdir, jobstore.DIR_MODE)      # (others pass through, list nothing)
         plan = _plan(dispatcher, job, task, host, req.body, tdir)
     except Refused as exc:
         return 1, "", f"{exc}\n"

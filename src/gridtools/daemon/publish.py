@@ -262,11 +262,26 @@ def task_hard(state):
         if not job.spec.get("condor_ad"):
             continue
         req = view.task_request(job, task.number, state)
-        if req is not view.task_request(job, 0, state):
-            found.setdefault(job.id, {})[task.number] = dict(a.text.split("=", 1) for a in req.hard)
+        held = _held_since_start(state, task, req)
+        if req is not view.task_request(job, 0, state) or held:
+            found.setdefault(job.id, {})[task.number] = dict(a.text.split("=", 1) for a in req.hard) | held
             if req.per_job:                 # (the requests it holds once: see held_once)
                 found[job.id].setdefault("per_job", {})[task.number] = list(req.per_job)
     return found
+
+
+def _held_since_start(state, task, req):
+    """{consumable: amount text} a running task holds since its start where its request
+    has changed since (condor_qedit): what it holds is what it began with (0 for what it
+    did not ask for then); {} when nothing changed."""
+    if task.amounts is None:
+        return {}
+    from gridtools.sched import inputs
+    now = dict(inputs.consumable_amounts(req, view.config_parts(state)["complexes"]))
+    began = {str(name): amount for name, amount in task.amounts}
+    if now == began:
+        return {}
+    return {name: str(began.get(name, 0)) for name in set(now) | set(began)}
 
 
 def publish(state, snap_queues, loads, now=None):

@@ -902,7 +902,9 @@ def main(plan, task_dir, reuse=False):
     shepherd.close_trace()
     if plan.get("result_dir"):          # a task started inside a parallel job (qrsh -inherit)
         from gridtools.formats import spoolyaml
-        atomic_write(os.path.join(plan["result_dir"], jobstore.RESULT_FILE), spoolyaml.dump(result))
+        # (the qrsh -inherit client, run by the job's owner, reads it too)
+        atomic_write(os.path.join(plan["result_dir"], jobstore.RESULT_FILE), spoolyaml.dump(result),
+                     mode=jobstore.RESULT_MODE, reader=plan["uid"])
         tasklife.let_go(lock, task_dir, reuse)
         wake.poke()
     else:

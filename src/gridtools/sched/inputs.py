@@ -564,8 +564,10 @@ def _limit_of_run(task, req):
 def running_record(job, task, table, req, department="defaultdepartment"):
     """The Running record of a running task of a ``model.job.Job`` with Request ``req``."""
     from gridtools.sched.snapshot import Running
+    amounts = consumable_amounts(req, table) if task.amounts is None else \
+        tuple((str(name), amount) for name, amount in task.amounts)     # (those its run began with)
     return Running(job.id, task.number, job.spec["owner"], tuple(tuple(g) for g in task.granted),
-                   pe=task.pe or "", amounts=consumable_amounts(req, table),
+                   pe=task.pe or "", amounts=amounts,
                    start_time=task.start_time, end_time=task.start_time + _limit_of_run(task, req),
                    project=req.project, department=department, suspended=bool(task.suspended),
                    ar=req.ar, userlists=req.userlists, universe=_slotless(job.spec), shadow=_shadow(job.spec),

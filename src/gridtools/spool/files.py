@@ -35,10 +35,12 @@ def _masked(mode):
     return bool(mode & _UMASK[0])
 
 
-def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
+def atomic_write(path, data, mode=0o644, fsync=True, owner=None, reader=None):
     """Replace ``path`` with ``data`` (str, bytes, or an iterable of bytes written one
     after the other, each let go once written) atomically; ``owner`` (uid, gid) gives
-    the new file to that user before it appears under its name."""
+    the new file to that user before it appears under its name; ``reader`` (a uid) may
+    read it too, by an ACL entry (``grant``; where the file system has none, everyone
+    may read it)."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     directory, name = ospaths.dirname(path), ospaths.basename(path)
@@ -52,6 +54,8 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
                 posix.fchmod(fd, mode)         # (a change of owner may clear set-id bits)
             elif _masked(mode):
                 posix.fchmod(fd, mode)
+            if reader is not None and reader != posix.geteuid() and not grant(fd, reader, 4, owner=mode >> 6 & 7):
+                posix.fchmod(fd, mode | 0o044)
             if fsync:
                 posix.fsync(fd)
         finally:
@@ -63,6 +67,28 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
     except BaseException:               # the data could not be made: nothing is replaced
         _discard(tmp)
         raise
+
+
+def grant(target, uid, perm, owner=7, others=0):
+    """Give user ``uid`` the rights ``perm`` (r 4, w 2, x 1) on ``target`` (a path or an
+    open descriptor) by a POSIX ACL entry, the owner keeping ``owner``, the owning group
+    and everyone else ``others``; False where the file system has no ACLs."""
+    import struct
+    unset = 0xFFFFFFFF
+
+    def entry(tag, rights, ident=unset):
+        return struct.pack("<HHI", tag, rights, ident)
+    # version 2; user owner, user uid, group owner, mask, other
+    acl = struct.pack("<I", 2) + entry(0x01, owner) + entry(0x02, perm, int(uid)) + entry(0x04, others) + \
+        entry(0x10, perm | others) + entry(0x20, others)
+    try:
+        if isinstance(target, int):
+            posix.setxattr(target, "system.posix_acl_access", acl)
+        else:
+            posix.setxattr(target, "system.posix_acl_access", acl, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
 
 
 def _write_chunks(fd, chunks):

@@ -65,6 +65,9 @@ LOCK_RECORD = 80
 RESERVE_SIZE = 16384        # bytes set aside for a task's result while it runs
 #: mode of the job and task folders: passable, not listable, by others
 DIR_MODE = 0o711
+#: mode of a task's result (its exit, usage and failure, the paths of its files): the
+#: daemon's and its shepherd's alone (qstat -j shows others what they may see of it)
+RESULT_MODE = 0o600
 #: mode a task folder shows once its job's owner may list it too (``let_owner_list``)
 LISTED_MODE = 0o751
 #: new job descriptions up to this many are flushed to disk one by one, more at once
@@ -222,7 +225,7 @@ def reserve_result(job_id, number):
     that the result can be written even when the disk has filled up meanwhile."""
     try:
         fd = os.open(os.path.join(task_dir(job_id, number), RESERVE_FILE),
-                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, RESULT_MODE)
     except OSError:
         return False
     try:
@@ -266,7 +269,7 @@ def write_result(job_id, number, result, on_visible=None):
                 return
             finally:
                 os.close(fd)
-    atomic_write(os.path.join(folder, RESULT_FILE), data)
+    atomic_write(os.path.join(folder, RESULT_FILE), data, mode=RESULT_MODE)
     if on_visible is not None:
         on_visible()
 
@@ -363,19 +366,8 @@ def let_owner_list(path, uid):
     is the user's or the entry was set; False where the file system has no ACLs."""
     if uid == os.geteuid():
         return True
-    import struct
-    unset = 0xFFFFFFFF
-
-    def entry(tag, perm, ident=unset):
-        return struct.pack("<HHI", tag, perm, ident)
-    # version 2; owner rwx, user uid r-x, owning group --x, mask r-x, others --x
-    acl = struct.pack("<I", 2) + entry(0x01, 7) + entry(0x02, 5, int(uid)) + entry(0x04, 1) + \
-        entry(0x10, 5) + entry(0x20, 1)
-    try:
-        os.setxattr(path, "system.posix_acl_access", acl, follow_symlinks=False)
-    except OSError:
-        return False
-    return True
+    from gridtools.spool.files import grant
+    return grant(path, uid, 5, others=1)       # (owner rwx, user uid r-x, group and others --x)
 
 
 def _unlisted(fd):
