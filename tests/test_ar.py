@@ -157,6 +157,15 @@ def test_qsub_ar_refusals(cell, users):
                            f"advance reservation id {private}\nExiting.\n")
     everyone = ar_of(cell.run("qrsub", "-a", at(3600), "-d", "1:0:0"))
     assert cell.qsub("-ar", str(everyone), "-b", "y", "true", user="gtalice").returncode == 0
+    # qalter -ar follows the same rules: alice's job does not move into bob's reservation
+    held = jid_of(cell.qsub("-h", "-b", "y", "true", user="gtalice"))
+    moved = cell.run("qalter", "-ar", str(private), str(held), user="gtalice")
+    assert moved.returncode == 1
+    assert f'has no permission for advance_reservation "{private}"' in moved.stderr + moved.stdout
+    assert cell.run("qalter", "-ar", "77", str(held), user="gtalice").returncode == 1
+    assert "ar_id" not in cell.run("qstat", "-j", str(held)).stdout
+    assert cell.run("qalter", "-ar", str(everyone), str(held), user="gtalice").returncode == 0
+    assert re.search(rf"^ar_id: +{everyone}$", cell.run("qstat", "-j", str(held)).stdout, re.M)
 
 
 def test_a_job_of_a_reservation_is_verified_against_it_as_with_w_e(cell):

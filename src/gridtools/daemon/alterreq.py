@@ -106,6 +106,19 @@ def _check_rights(state, user, job, changes):
         raise Refused(f'denied: the user "{user}" is no deadline initiation user')
     if "project" in changes and changes["project"] != spec.get("project"):
         _check_project(state, job, changes["project"])
+    if changes.get("ar") and changes["ar"] != spec.get("ar"):
+        _check_reservation(state, job, changes["ar"])
+
+
+def _check_reservation(state, job, ar_id):
+    """qsub's rules for a job into advance reservation ``ar_id`` (it is there, its owner
+    is among its users, the job fits its window), as Grid Engine checks a changed -ar:
+    a reservation its owner may not use is no more theirs by qalter."""
+    import time
+    from gridtools.daemon import arreq
+    why = arreq.job_problem(state, dict(job.spec, ar=ar_id), time.time())
+    if why:
+        raise Refused(why)
 
 
 def _deadline_user(state, user):
