@@ -153,3 +153,29 @@ def test_a_job_left_on_a_lost_machine_is_ended_by_its_own_shepherd(workdir):
         assert cell.task_states(jid).get(1) == "running"
     finally:
         destroy_cell(cell)
+
+
+def test_qdel_of_a_job_on_an_unknown_host_is_forced_when_qmaster_params_say_so(two_hosts, workdir, users):
+    """A user's qdel of a job whose host went unknown leaves it being deleted (dr) until
+    the host is back; with qmaster_params ENABLE_FORCED_QDEL_IF_UNKNOWN it ends at once,
+    as a forced deletion would, though the user may not use qdel -f."""
+    from qtools import set_qmaster_params
+    cell, execds = two_hosts
+    alice = users[0]
+    cell.run("qmod", "-d", "all.q@testhost", check=True)
+    first = jid_of(cell.qsub("-b", "y", "sleep", "120", user=alice, cwd=workdir))
+    second = jid_of(cell.qsub("-b", "y", "sleep", "120", user=alice, cwd=workdir))
+    wait_state(cell, first, "r")
+    wait_state(cell, second, "r")
+    kill_execd(execds["node2"])
+    wait_for(lambda: "u" in queue_letters(cell, "all.q@node2"), timeout=20)
+    assert cell.run("qdel", str(first), user=alice).returncode == 0
+    wait_state(cell, first, "dr")
+    set_qmaster_params(cell, "ENABLE_FORCED_QDEL_IF_UNKNOWN=true")
+    assert cell.run("qdel", "-f", str(second), user=alice).returncode != 0    # (-f stays the manager's)
+    assert cell.run("qdel", str(second), user=alice).returncode == 0
+    wait_for(lambda: state_of(cell, second) is None, timeout=20)
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert f"changed non-forced request to forced request for job {second}.1because host can't be " \
+        "contacted" in messages
+    assert f"for job {first}.1" not in messages

@@ -119,6 +119,9 @@ def delete(state, dispatcher, req, now):
 
 #: the qmaster_params flag that lets every user force the deletion of the jobs they may delete
 FORCED_QDEL = "ENABLE_FORCED_QDEL"
+#: the qmaster_params flag that makes a deletion of a task running on a host in the unknown
+#: state (its execution daemon gone) a forced one, for whoever may delete it
+FORCED_IF_UNKNOWN = "ENABLE_FORCED_QDEL_IF_UNKNOWN"
 
 
 def force_refusal(state, requester):
@@ -163,11 +166,16 @@ def delete_job(state, dispatcher, job, target, now, force, by=""):
     at_once = not tasks and len(untouched) > DELETE_AT_ONCE
     numbers = sorted(job.tasks) if at_once else select_tasks(job, tasks)
     deleted, registered = [], []
+    lost = state.unknown_hosts if state.unknown_hosts and _qmaster_flag(state, FORCED_IF_UNKNOWN) else ()
     for number in numbers:
         st = job.state_of(number)
         if st is not TaskState.FINISHED:
             (registered if st is TaskState.RUNNING else deleted).append(number)
-        apply.delete_task(state, dispatcher, job, number, now, force, by=by)
+        forced = force or (st is TaskState.RUNNING and job.tasks[number].host in lost)
+        if forced and not force:
+            state.log(f"I|changed non-forced request to forced request for job {job.id}.{number}"
+                      "because host can't be contacted")      # (Grid Engine's words, as they are)
+        apply.delete_task(state, dispatcher, job, number, now, forced, by=by)
     job_id, result = outcome(target, array=job.is_array, deleted=deleted, registered=registered)
     if at_once:
         result["deleted"] = _merged_runs(result["deleted"], untouched)

@@ -313,6 +313,7 @@ class Control:
         """Since when each host whose execution daemon is gone has been unknown."""
         down = self._down_hosts(now)
         self.unknown = {h: self.unknown.get(h, now) for h in down}
+        self.state.unknown_hosts = frozenset(self.unknown)
         if self.rescheduled:
             running = {(job.id, task.number) for job, task in self.state.running_tasks()}
             self.rescheduled &= running

@@ -80,6 +80,7 @@ class State:
         self.restart_requested = False    # condor_restart: start again once this pass is answered
         self.heard = {}               # host -> time of its execution daemon's last load report
         self.execd_stopped = False    # qconf -ke stopped an execution daemon: look at the hosts now
+        self.unknown_hosts = frozenset()    # hosts whose execution daemon is gone (qcontrol)
         self.start_retry_at = None    # when to try again starts that could not be prepared
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
         self.starting = []            # (job, task number, time) started, their events unwritten
