@@ -61,6 +61,19 @@ def test_limits_read_from_the_job_ad():
     assert inputs.concurrency_limits(spec) == (("license", 1.0), ("db", 1.0), ("x", 1.0), ("y", 0.5))
 
 
+def test_limits_are_read_in_any_case_and_from_every_proc():
+    """A ClassAd's names have no case, and its last line of a name counts: a job that
+    writes ``concurrencylimits`` is held to them; procs that differ are each held to
+    every limit of the cluster at its most (no proc escapes a limit another declares)."""
+    spec = {"condor_ad": 'MyType = "Job"\nconcurrencylimits = "dblic"\n', "universe": 5}
+    assert inputs.concurrency_limits(spec) == (("dblic", 1.0),)
+    spec["condor_ad"] = 'CONCURRENCYLIMITS = "a"\nOwner = "x"\nConcurrencyLimits = "b:2"\n'
+    assert inputs.concurrency_limits(spec) == (("b", 2.0),)
+    spec["condor_ad"] = ['Owner = "x"\n', 'concurrencyLimits = "dblic:2"\n', 'ConcurrencyLimits = "dblic,net"\n']
+    assert inputs.concurrency_limits(spec) == (("dblic", 2.0), ("net", 1.0))
+    assert not inputs.limits_need_machine(spec)
+
+
 @pytest.mark.parametrize("negotiator", [False, True])
 def test_a_daemon_keeps_jobs_within_their_limits(workdir, negotiator):
     cell = make_cell(slots=4, start=False)

@@ -9,6 +9,7 @@ daemon builds its snapshots here, and so do ``qsub -w`` and ``qalter -w``.
 """
 
 import functools
+import re
 
 from gridtools.errors import GridError
 from gridtools.formats import values
@@ -449,7 +450,7 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
             if t.rest_until:
                 resting.append((n, t.rest_until))
     held = frozenset(held) or _NONE_HELD
-    limits = _limits_of(_limits_text(spec))
+    limits = _job_limits(spec)
     return PendingJob(
         id=job.id, owner=owner, group=spec.get("group", ""), name=spec["name"],
         request=request or req_of(spec, conf, table), submit_time=float(spec["submit_time"]),
@@ -477,8 +478,29 @@ def concurrency_limits(spec):
     ``name[:amount]`` separated by commas or blanks (amount 1 when not given); () for
     any other job (the limits do not apply to the slot-less universes), and for a job
     whose limits need the machine it runs on (``limits_need_machine``)."""
-    found = _limits_of(_limits_text(spec))
+    found = _job_limits(spec)
     return found if isinstance(found, tuple) else ()
+
+
+def _job_limits(spec):
+    """The limits of an HTCondor job (``_limits_of``: None when they need the machine):
+    proc 0's, or when its procs differ, each name at its most over them all (a proc is
+    held to what any proc of its cluster asks)."""
+    texts = _limits_texts(spec)
+    if len(texts) > 1:
+        found = [_limits_of(text) for text in texts]
+        if all(isinstance(f, tuple) for f in found):
+            return _union(found)
+    return _limits_of(texts[0] if texts else "")
+
+
+def _union(found):
+    """One tuple of limits holding each name of ``found`` (tuples of limits) at its most."""
+    most = {}
+    for limits in found:
+        for name, weight in limits:
+            most[name] = max(weight, most.get(name, 0.0))
+    return tuple(sorted(most.items()))
 
 
 def limits_need_machine(spec):
@@ -486,21 +508,30 @@ def limits_need_machine(spec):
     a string on its own: it reads the job's attributes or the machine's
     (concurrency_limits_expr, ``strcat("license_", TARGET.Machine)``), and is evaluated
     for each host, the job's ad as MY and the host's as TARGET (``limits_in``)."""
-    return _limits_of(_limits_text(spec)) is None
+    return _job_limits(spec) is None
 
 
-def _limits_text(spec):
-    """The text of the ConcurrencyLimits expression of an HTCondor job on execute hosts
-    (proc 0's), or ""."""
+#: a ConcurrencyLimits line of a stored ad (the name in any case, as ClassAds read it)
+_LIMITS_LINE = re.compile(r"^[ \t]*concurrencylimits[ \t]*=[ \t]*(.*?)[ \t]*$", re.I | re.M)
+
+
+def _limits_texts(spec):
+    """The texts of the ConcurrencyLimits expressions of an HTCondor job on execute hosts:
+    proc 0's first, then any other proc's that differs; () when it has none. The name is
+    found in any case and its last line counts, as a ClassAd reads an ad (a job that
+    wrote ``concurrencylimits`` is held to its limits as well)."""
     ads = spec.get("condor_ad")
     if not ads or _slotless(spec):
-        return ""
-    text = ads if isinstance(ads, str) else ads[0]
-    at = text.find("\nConcurrencyLimits = ") if isinstance(text, str) else -1
-    if at < 0 and not (isinstance(text, str) and text.startswith("ConcurrencyLimits = ")):
-        return ""
-    line = text[at + 1:].partition("\n")[0]
-    return line.partition(" = ")[2]
+        return ()
+    texts = [ads] if isinstance(ads, str) else list(ads)
+    found = []
+    for index, text in enumerate(texts):
+        lines = _LIMITS_LINE.findall(text) if isinstance(text, str) and "=" in text else []
+        if lines:
+            found.append(lines[-1])
+        elif index == 0:
+            found.append("")
+    return tuple(dict.fromkeys(found)) if any(found) else ()
 
 
 def limits_in(job_ad, machine_ad):
