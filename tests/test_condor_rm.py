@@ -306,6 +306,10 @@ def test_qedit_sets_attributes_and_the_scheduler_follows(cell, workdir):
     assert (denied.returncode, denied.stdout) == (1, "")
     assert denied.stderr == ('Update of immutable attribute "Owner" is not allowed.\n'
                              "Transaction failed.  No attributes were set.\n")
+    for name in ("JobUniverse", "OsUser"):         # (HTCondor's SYSTEM_IMMUTABLE_JOB_ATTRS)
+        denied = cell.run("condor_qedit", f"{cluster}.0", name, "7")
+        assert (denied.returncode, denied.stderr.splitlines()[0]) == \
+            (1, f'Update of immutable attribute "{name}" is not allowed.'), name
     for name in ("NumJobStarts", "NumShadowStarts", "JobRunCount"):     # (the counts of its runs)
         denied = cell.run("condor_qedit", str(cluster), name, "7")
         assert (denied.returncode, denied.stderr.splitlines()[0]) == \

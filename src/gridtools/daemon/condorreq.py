@@ -19,7 +19,7 @@ from gridtools.spool import rows
 
 #: attributes condor_qedit may not change (HTCondor's immutable and protected job attributes)
 IMMUTABLE = frozenset(a.lower() for a in ("Owner", "ClusterId", "ProcId", "MyType", "TargetType", "User",
-                                         "QDate", "GlobalJobId"))
+                                         "OsUser", "JobUniverse", "QDate", "GlobalJobId"))
 PROTECTED = frozenset(a.lower() for a in ("JobStatus", "EnteredCurrentStatus", "NumJobStarts",
                                          "NumShadowStarts", "JobRunCount",
                                          "NumJobCompletions", "JobStartDate", "CompletionDate",
