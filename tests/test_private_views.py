@@ -52,7 +52,8 @@ def test_qstat_j_leaves_private_fields_out_and_shows_true_public_ones(cell, work
 
 def test_condor_q_ad_of_another_users_running_job_holds_only_true_values(cell, workdir, users):
     alice, bob = users[0], users[1]
-    cluster = submit(cell, RUN + 'environment = "SECRET=x"\noutput = /dev/null\nqueue\n', cwd=workdir,
+    cluster = submit(cell, RUN + 'environment = "SECRET=x"\noutput = /dev/null\nnotify_user = a@example.org\n'
+                           'output_destination = https://user:token@example.org/out\nqueue\n', cwd=workdir,
                      user=alice)
     ge = int(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "300",
                        user=alice, cwd=workdir).stdout)
@@ -63,8 +64,11 @@ def test_condor_q_ad_of_another_users_running_job_holds_only_true_values(cell, w
         shown = mine.get("Args") or mine.get("Arguments")
         assert TOKEN in shown if job == cluster else shown == '"300"', shown
         assert "Cmd" in mine and "Iwd" in mine
-        for name in ("Arguments", "Args", "Cmd", "Environment", "Iwd", "Out", "Err", "In"):
+        for name in ("Arguments", "Args", "Cmd", "Environment", "Iwd", "Out", "Err", "In", "NotifyUser",
+                     "OutputDestination"):
             assert name not in theirs, (job, name)
+        if job == cluster:
+            assert "NotifyUser" in mine and "OutputDestination" in mine
         # every attribute another user sees has the value its owner sees
         assert {n: v for n, v in theirs.items() if mine.get(n) != v} == {}, job
         for name in ("JobStatus", "CurrentHosts", "RemoteHost", "User", "GlobalJobId", "Owner"):

@@ -47,7 +47,8 @@ PARALLEL_UNIVERSE = 11
 #: environment and files (condor_q and condor_history leave them out of another user's
 #: ads; the daemon writes them to no file other users read)
 PRIVATE_ATTRS = ("Cmd", "Arguments", "Args", "Environment", "Env", "Iwd", "Out", "Err", "In", "UserLog",
-                 "DAGManNodesLog", "TransferInput", "TransferOutput", "TransferOutputRemaps")
+                 "DAGManNodesLog", "TransferInput", "TransferOutput", "TransferOutputRemaps", "OutputDestination",
+                 "TransferCheckpoint", "NotifyUser")
 #: what ``job_ad`` sets in every ad, from the job's description and its task's state
 SET_ATTRS = ("ClusterId", "ProcId", "Owner", "User", "GlobalJobId", "QDate", "JobStatus", "CurrentHosts",
              "EnteredCurrentStatus")
