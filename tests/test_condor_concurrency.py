@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
-from condortools import negotiated, submit
+from condortools import negotiated, submit, wait_status
 from gridtools.sched import inputs
 from gridtools.sched.cycle import cycle
 from schedkit import reasons, snapshot, starts
@@ -96,6 +96,30 @@ def test_a_daemon_keeps_jobs_within_their_limits(workdir, negotiator):
         cell.run("condor_rm", str(xsw), str(other), check=True)
         wait_for(lambda: status(large) == ["1", "2", "2", "2"])
         cell.run("condor_rm", str(large), check=True)
+    finally:
+        destroy_cell(cell)
+
+
+def test_a_running_proc_holds_the_limits_it_started_with_whatever_condor_qedit_says(workdir):
+    """A running proc edited to name no limit still holds the one it started with (the
+    next job naming it waits), and one edited to name a limit it did not start with
+    does not take it from the jobs that wait for it."""
+    cell = make_cell(slots=4, start=False)
+    try:
+        negotiated(cell, "LIC_LIMIT = 1\nNET_LIMIT = 1\n", on=False)
+        cell.start_daemon()
+        body = "executable = /bin/sleep\narguments = 300\nconcurrency_limits = {}\nqueue\n"
+        first = submit(cell, body.format("lic"), cwd=workdir, name="a.sub")
+        wait_status(cell, f"{first}.0", 2)
+        assert cell.run("condor_qedit", str(first), "ConcurrencyLimits", '"net"').returncode == 0
+        second = submit(cell, body.format("lic"), cwd=workdir, name="b.sub")
+        net = submit(cell, body.format("net"), cwd=workdir, name="c.sub")
+        wait_status(cell, f"{net}.0", 2)
+        wait_for(lambda: "concurrency limit lic (1) is reached" in cell.run("qstat", "-j", str(second)).stdout)
+        assert cell.run("condor_q", str(second), "-af", "JobStatus").stdout == "1\n"
+        cell.run("condor_rm", str(first), check=True)
+        wait_status(cell, f"{second}.0", 2)
+        cell.run("condor_rm", str(second), str(net), check=True)
     finally:
         destroy_cell(cell)
 

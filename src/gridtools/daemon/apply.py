@@ -30,6 +30,7 @@ def dispatched(state, job, number, granted, pe, now):
     tr.dispatch(job, number, granted, now, pe=pe)
     job.task(number).run_limit = _run_limit(job.spec)
     job.task(number).amounts = _amounts(state, job, number)
+    job.task(number).limits = _limits(job)
     state.active_jobs.add(job.id)
     _changed(state, job, schedule=False)
     state.starting.append((job, number, now))       # see condorjob.started_events
@@ -60,6 +61,17 @@ def _amounts(state, job, number):
     from gridtools.sched import inputs
     req = view.task_request(job, number, state)
     return [[name, amount] for name, amount in inputs.consumable_amounts(req, view.config_parts(state)["complexes"])]
+
+
+def _limits(job):
+    """[[concurrency limit, weight], ...] a task of an HTCondor job holds while it runs:
+    those its ad names as it starts (None when they need the machine it runs on: noted
+    the first time they are worked out there, ``daemon.condor``), however condor_qedit
+    changes them meanwhile."""
+    from gridtools.sched import inputs
+    if inputs.limits_need_machine(job.spec):
+        return None
+    return [[name, weight] for name, weight in inputs.concurrency_limits(job.spec)]
 
 
 def reject(state, job, now, reason="immediate job could not be scheduled"):

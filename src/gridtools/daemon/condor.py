@@ -280,7 +280,8 @@ class Condor:
         ``budget.put_off`` for the next pass to take them first)."""
         from gridtools.sched import inputs
         pending = [job for job in snap.jobs if job.machine_limits and not job.held_all]   # (held: not placed)
-        needing = {r.job_id for r in snap.running if r.shadow and not r.limits}
+        needing = {r.job_id for r in snap.running if r.shadow and not r.limits
+                   and _task_limits(ctx, r) is None}
         needing = {jid for jid in needing if jid in ctx.state.jobs
                    and inputs.limits_need_machine(ctx.state.jobs[jid].spec)}
         if not pending and not needing:
@@ -304,7 +305,8 @@ class Condor:
             by_job[job.id] = {host: ((TOO_COSTLY, 1.0),) for host in machines}
         running = []
         for r in snap.running:
-            if r.job_id in needing and ctx.state.jobs[r.job_id].cache.get("limits_too_costly") is None:
+            if r.job_id in needing and ctx.state.jobs[r.job_id].cache.get("limits_too_costly") is None \
+                    and _task_limits(ctx, r) is None:
                 slot = self.machines.slot_of((r.job_id, r.task))
                 machine = ctx.slot_ad(slot) if slot is not None else machines.get(r.granted[0][1]) \
                     if r.granted else None
@@ -312,6 +314,10 @@ class Condor:
                     model, since = ctx.state.jobs[r.job_id], mark()
                     r = replace(r, limits=inputs.limits_in(ctx.job_ad(model, r.task), machine))
                     budget.charge(model.spec["owner"], since, matching=False)
+                    task = model.tasks.get(r.task)
+                    if task is not None:        # (what its run holds from now on, whatever edits say)
+                        task.limits = [list(pair) for pair in r.limits]
+                        ctx.state.touch(model)
             running.append(r)
         if put_off:
             put_off = {**snap.put_off, **put_off} if snap.put_off else put_off
@@ -525,3 +531,11 @@ def _number(text):
     except ClassAdSyntaxError:
         return None
     return float(value) if type(value) in (int, float) and value == value else None
+
+
+def _task_limits(ctx, r):
+    """The concurrency limits the running task of Running record ``r`` noted when they
+    were worked out on its machine (None: not yet)."""
+    model = ctx.state.jobs.get(r.job_id)
+    task = model.tasks.get(r.task) if model is not None else None
+    return task.limits if task is not None else None

@@ -63,6 +63,7 @@ _TASK_FIELDS = (
     ("quick_requeues", 0),           # its runs in a row that asked for a requeue after a moment
     ("run_limit", 0.0),              # seconds of h_rt (or s_rt) its run started with; -1: none
     ("amounts", None),               # [[consumable, amount], ...] its run holds (None: not noted)
+    ("limits", None),                # [[concurrency limit, weight], ...] its run holds (None: not noted)
 )
 
 
@@ -111,7 +112,7 @@ class Task:
         for name in ("hold", "host", "queue", "granted", "pe", "slots", "start_time", "end_time",
                      "suspended", "deleting", "shepherd_pid", "exit_status", "failed",
                      "failed_reason", "error_reason", "restarted", "usage", "signal", "error_pid",
-                     "rest_until", "quick_requeues", "run_limit", "amounts"):
+                     "rest_until", "quick_requeues", "run_limit", "amounts", "limits"):
             value = getattr(self, name)
             if value != _TASK_DEFAULTS[name]:
                 data[name] = value

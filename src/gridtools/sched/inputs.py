@@ -602,7 +602,8 @@ def running_record(job, task, table, req, department="defaultdepartment"):
                    start_time=task.start_time, end_time=task.start_time + _limit_of_run(task, req),
                    project=req.project, department=department, suspended=bool(task.suspended),
                    ar=req.ar, userlists=req.userlists, universe=_slotless(job.spec), shadow=_shadow(job.spec),
-                   limits=concurrency_limits(job.spec),
+                   limits=concurrency_limits(job.spec) if task.limits is None else
+                   tuple((str(name), float(weight)) for name, weight in task.limits),
                    submit_time=float(job.spec["submit_time"]),
                    priority=int(job.spec.get("priority", 0)),
                    deadline=float(job.spec.get("deadline") or 0.0), request=req)
