@@ -181,3 +181,24 @@ def test_a_rescue_dag_name_another_user_took_does_not_take_the_rescue(cell, work
     assert os.path.basename(rescue) != planted
     assert os.stat(rescue).st_uid == pwd.getpwnam(alice).pw_uid
     assert "# Rescue DAG file, created after running" in open(rescue).read()
+
+
+def test_a_save_point_file_goes_through_no_folder_link_another_user_planted(cell, workdir, users):
+    """bob links save_files beside alice's DAG to a folder of hers holding save points
+    of an earlier run: her DAG's SAVE_POINT_FILE neither renames nor overwrites them."""
+    alice, bob = users[0], users[1]
+    shared = sticky_folder(workdir)
+    precious = private_folder(workdir, "precious", alice)
+    os.chmod(precious, 0o711)
+    kept = {"A-c.dag.save": "an earlier save point\n", "A-c.dag.save.old": "an older one\n"}
+    for name, text in kept.items():
+        with open(os.path.join(precious, name), "w") as fh:
+            fh.write(text)
+        _give(os.path.join(precious, name), alice)
+    _dag(shared, "c.dag", alice)
+    with open(os.path.join(shared, "c.dag"), "a") as fh:
+        fh.write("SAVE_POINT_FILE A\n")
+    user_py(cell, bob, f"import os; os.symlink({precious!r}, {shared!r} + '/save_files')", check=True)
+    _run_dag(cell, shared, "c.dag", alice)
+    assert {name: open(os.path.join(precious, name)).read() for name in sorted(os.listdir(precious))} == kept
+    assert "writing the save point file" in _out(shared, "c.dag")

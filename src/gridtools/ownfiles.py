@@ -127,6 +127,25 @@ def chdir_own(path):
         os.close(fd)
 
 
+def move_aside_own(path, new_name):
+    """Rename the file ``path`` to ``new_name`` (a name in the same folder), the folder
+    walked as ``open_own`` walks it (nothing a planted link leads to is renamed), when
+    it is a regular file of the caller's own; False when there is none such."""
+    fd = open_own(os.path.dirname(path) or ".", _FOLDER)
+    try:
+        name, other = os.path.basename(path), os.path.basename(new_name)
+        try:
+            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+            return False
+        os.replace(name, other, src_dir_fd=fd, dst_dir_fd=fd)
+        return True
+    finally:
+        os.close(fd)
+
+
 def makedirs_own(path, mode=0o777):
     """Make the folders of ``path`` that are missing, ``path`` too (``mode``), walking it
     as ``open_own`` does; an OSError when one cannot be made or is not a folder."""

@@ -837,10 +837,9 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed - final,
                                       created)
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            if os.path.exists(path):
-                os.replace(path, path + ".old")
-            from gridtools.ownfiles import open_text
+            from gridtools.ownfiles import makedirs_own, move_aside_own, open_text
+            makedirs_own(os.path.dirname(path) or ".")
+            move_aside_own(path, path + ".old")
             with open_text(path) as fh:
                 fh.write(text)
         except OSError as exc:
