@@ -188,3 +188,20 @@ def test_a_name_queued_again_beside_a_taken_request_waits_its_turn(inproc, monke
                                     "on": True}, name=name)
     assert again == name and requests.pending() == [name]
     assert requests.take(name).body["on"] is False
+
+
+def test_a_request_named_as_if_it_were_older_does_not_go_first(inproc, monkeypatch):
+    """A user who names a request as if it were queued long ago (``0000...``) gets it
+    taken no earlier than NAME_SLACK seconds before it came into the queue: a request
+    queued before that goes first; one named honestly keeps its own order."""
+    import time
+    from gridtools.spool import requests
+    cell, _start = inproc
+    body = {"targets": [{"id": 1, "tasks": None}], "letters": "u", "on": True}
+    first = requests.write("hold", body)
+    second = requests.write("hold", body)
+    time.sleep(requests.NAME_SLACK + 0.5)
+    liar = requests.write("hold", body, name=f"{1:020d}-1-abcdef.hold")
+    early = requests.write("hold", body, name=f"{time.time_ns() - 10**9:020d}-1-abcdef.hold")
+    assert requests.pending() == [first, second, liar, early]
+    assert requests.pending(limit=2) == [first, second]

@@ -25,8 +25,12 @@ request still queued, and answers it. ``names`` (what the journal's replay
 counts as waiting to be answered) and ``pending_submits`` (what queries
 show of submits not yet in the status) see both folders.
 
-The daemon takes requests in name order (which is time order), those it took
-before first, and trusts only the file's owner uid for the requester's
+The daemon takes requests in the order they were queued, those it took before
+first: by the time their name begins with, which the client chose, but never
+more than NAME_SLACK seconds before the file came into the folder (its change
+time, which the kernel sets): a user who names requests as if they were older
+cannot have theirs taken before other users' requests queued earlier (a flood
+of such requests would otherwise keep everybody else's waiting). The daemon and trusts only the file's owner uid for the requester's
 identity, never a name written inside: this is the file-system
 authentication of Grid Engine's FS method (the rename keeps the owner). It
 opens an entry without following links or blocking, reads plain files only,
@@ -294,6 +298,35 @@ def _listed(folder):
         return []
 
 
+#: seconds a request's name may say it is older than its file (a client chooses the name,
+#: then writes the file and renames it into the folder)
+NAME_SLACK = 2.0
+#: the order key of each queued request name seen (the daemon's listing looks once at each)
+_KEYS = {}
+
+
+def _queued_order(folder, names):
+    """``names`` (of requests in ``folder``) in the order they were queued: by the time
+    their name begins with, moved up to NAME_SLACK seconds before the file's change
+    time when the name says it is older (``_KEYS`` keeps what each name gave)."""
+    keys = {}
+    slack = int(NAME_SLACK * 1e9)
+    for name in names:
+        key = _KEYS.get(name)
+        if key is None:
+            stamp = name.partition("-")[0]
+            said = int(stamp) if stamp.isdigit() and len(stamp) <= 20 else 0
+            try:
+                came = posix.lstat(ospaths.join(folder, name)).st_ctime_ns
+            except OSError:
+                came = said + slack             # (gone meanwhile: as it says)
+            key = (max(said, came - slack), name)
+        keys[name] = key
+    _KEYS.clear()
+    _KEYS.update(keys)
+    return sorted(names, key=keys.__getitem__)
+
+
 def pending(limit=None):
     """The names of the requests the daemon has to apply, in order (the first ``limit``):
     those it took already (left by a daemon that ended before it answered them, or that
@@ -302,7 +335,8 @@ def pending(limit=None):
     names = _listed(_taken())
     if limit is None or len(names) < limit:
         taken = set(names)              # (a name queued again by someone else waits its turn)
-        names += [name for name in _listed(_folder()) if name not in taken]
+        folder = _folder()
+        names += _queued_order(folder, [name for name in _listed(folder) if name not in taken])
     return names[:limit]
 
 
