@@ -243,6 +243,11 @@ def _resolve_dependencies(state, job, changes):
         found[field] = (blocking, exited)
     if found:
         _check_cycles(state, job, found)
+        kept = {"hold_jid": "predecessors", "hold_jid_ad": "ad_predecessors"}
+        more = sum(len(found[f][0]) if f in found else len(job.spec.get(kept[f]) or ()) for f in kept)
+        why = intake.held_on_refusal(state, job.spec["owner"], more, leaving=job)
+        if why:
+            raise Refused("denied: " + why.removeprefix("job rejected: "))
     return found
 
 

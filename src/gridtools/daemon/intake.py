@@ -271,6 +271,29 @@ def uid_domain(state):
     return seclevels.identity("", get, cell.hostname()).domain
 
 
+#: most job ids all the jobs of one owner may wait for (-hold_jid, -hold_jid_ad: a name or
+#: pattern is kept as the ids it matched, so that each job holding on "*" would keep them
+#: all, and the jobs of an owner so many ids as the square of their number)
+MOST_HELD_ON = 100_000
+
+
+def held_on_refusal(state, owner, more, leaving=None):
+    """Why a job of ``owner`` that waits for ``more`` job ids (another ``leaving`` job of
+    theirs waiting for none of those it waited for) is refused, or ""."""
+    if not more:
+        return ""
+    total = more
+    for job in state.jobs.values():
+        if total > MOST_HELD_ON:
+            break
+        if job is not leaving and job.spec.get("owner") == owner and not job.is_finished():
+            total += len(job.spec.get("predecessors") or ()) + len(job.spec.get("ad_predecessors") or ())
+    if total <= MOST_HELD_ON:
+        return ""
+    return (f"job rejected: the jobs of user {owner} would wait for more than {MOST_HELD_ON} "
+            "jobs in all (-hold_jid, -hold_jid_ad)")
+
+
 def resolve_predecessors(state, items, owner, exclude):
     """Job ids named by -hold_jid items (ids, names, patterns) that are still in the system."""
     if not items:
@@ -389,7 +412,8 @@ def submit(state, dispatcher, req, now):
     spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],
                                                    spec["owner"], spec["id"])
     why = (_not_allowed(state, spec) or admitjob.refusal(state, spec) or _submit_refusal(state, spec)
-           or _over_job_limits(state, spec))
+           or _over_job_limits(state, spec)
+           or held_on_refusal(state, spec["owner"], len(spec["predecessors"]) + len(spec["ad_predecessors"])))
     if why:
         return _turn_away(state, spec, why)
     script = None
