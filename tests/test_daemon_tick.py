@@ -552,3 +552,25 @@ def test_one_users_share_of_periodic_expressions_is_counted_after_each_task(tick
     monkeypatch.setattr(condorjob, "PERIODIC_OWNER_SECONDS", 60.0)
     condorjob.periodic(state, daemon.dispatcher, time.time())
     assert held() == [1, 2, 3, 4] and state.periodic_waiting == {}
+
+
+def test_the_messages_file_is_rotated_past_its_size(ticking, monkeypatch):
+    """What the daemon notes (a user's refused requests, say) cannot fill the disk: past
+    MESSAGES_MAX the messages file is rotated, the newest MESSAGES_ROTATIONS kept."""
+    import glob
+    from gridtools.daemon import loop
+    cell, daemon, _fake = ticking
+    monkeypatch.setattr(loop, "MESSAGES_MAX", 2000)
+    path = os.path.join(cell.root, "spool", "messages")
+    for round_ in range(5):
+        for n in range(30):
+            daemon.state.log(f"I|note {round_}.{n} " + "x" * 40)
+        daemon.tick()
+        if round_ < 4:
+            import time
+            time.sleep(1.05)            # (rotations are named by the second)
+    rotated = sorted(glob.glob(path + ".*"))
+    assert len(rotated) == loop.MESSAGES_ROTATIONS, rotated
+    assert all(os.path.getsize(p) > 2000 for p in rotated)
+    assert "note 4.29" in open(rotated[-1]).read()
+    assert not os.path.exists(path) or os.path.getsize(path) <= 2000

@@ -48,6 +48,10 @@ CELL_CHECK = 5.0            # most seconds between two looks whether the cell st
 #: steps a pass gives one owner: sched.evalbudget) to the next pass, which takes them first
 PUT_OFF_PAUSE = 1.0
 MESSAGES_KEPT = 1000        # log lines kept in memory while spool/messages cannot be written
+#: size past which spool/messages is rotated (messages.<time>, as the history is), and the
+#: rotated files kept: what users' requests make the daemon note cannot fill the disk
+MESSAGES_MAX = 50 << 20
+MESSAGES_ROTATIONS = 2
 LOCK_TRIES = 50             # times a starting daemon tries its lock, 2 ms apart (see _acquire)
 
 
@@ -621,13 +625,21 @@ class Daemon:
         messages = self.state.messages
         if not messages:
             return
+        path = cell.spool("messages")
         try:
-            with open(cell.spool("messages"), "a", encoding="utf-8", errors="backslashreplace") as fh:
+            with open(path, "a", encoding="utf-8", errors="backslashreplace") as fh:
                 fh.write("\n".join(messages) + "\n")
+                size = fh.tell()
         except OSError:
             del messages[:-MESSAGES_KEPT]        # kept for later while the spool is full
             return
         messages.clear()
+        if size > MESSAGES_MAX:
+            from gridtools.spool import rotation
+            try:
+                rotation.rotate(path, MESSAGES_ROTATIONS)
+            except OSError:
+                pass
 
     def _retrying(self):
         """True while something the spool refused waits to be written again."""
