@@ -149,3 +149,42 @@ def test_an_ending_waits_while_its_accounting_record_cannot_be_written(cell, wor
     # (the fault is cleared before the end is written to the spool, and published after)
     wait_for(lambda: cell.run("qstat").stderr == "")
     assert cell.run("qstat").stderr == ""
+
+
+def test_a_job_that_never_fits_is_refused_and_lets_the_others_through(workdir, monkeypatch):
+    """A job too large for the space left holds up the requests after it (their order
+    is kept) for STORE_PATIENCE seconds at most: then it is refused, with the reason in
+    the messages file, and a small job queued after it is taken in."""
+    from fakeexec import FakeExecution
+    from gridtools.daemon import intake
+    from gridtools.daemon.loop import Daemon
+    from gridtools.spool import requests
+    cell = make_cell(start=False)
+    try:
+        with small_spool(cell, 1024) as spool:
+            monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
+            monkeypatch.setenv("GRIDTOOLS_HOST", cell.host)
+            monkeypatch.setattr(intake, "STORE_PATIENCE", 1.0)
+            daemon = Daemon(execution=FakeExecution())
+            daemon.open()
+            try:
+                filler = fill(os.path.join(spool, "filler"), leave_kb=250)
+                env = dict(cell.env, GRIDTOOLS_NO_AUTOSTART="1")
+                big = int(subprocess.run(["qsub", "-terse", _script(os.path.join(workdir, "big.sh"), 150, 0)],
+                                         env=env, cwd=workdir, capture_output=True, text=True, check=True).stdout)
+                small = int(subprocess.run(["qsub", "-terse", "-b", "y", "true"], env=env, cwd=workdir,
+                                           capture_output=True, text=True, check=True).stdout)
+                daemon.tick()
+                assert big not in daemon.state.jobs and small not in daemon.state.jobs    # (order kept)
+                time.sleep(1.1)
+                for _ in range(5):
+                    daemon.tick()
+                assert small in daemon.state.jobs and big not in daemon.state.jobs
+                assert requests.pending() == []
+                messages = open(os.path.join(spool, "messages")).read()
+                assert f"job {big} of root refused: the job could not be stored: " in messages
+                os.unlink(filler)
+            finally:
+                daemon.close()
+    finally:
+        destroy_cell(cell)

@@ -424,7 +424,10 @@ def submit(state, dispatcher, req, now):
             ids.release("job", spec["id"])
             return refuse(state, req, "the job script is missing, not a plain file of the "
                                       f"submitter's or larger than {cap} bytes")
-    _store(state, spec, script)
+    try:
+        _store(state, spec, script, now)
+    except _Unstorable as exc:
+        return _turn_away(state, spec, f"the job could not be stored: {exc}")
     state.taken_ids.append(spec["id"])          # its claim goes once it is on disk (_commit)
     job = Job(spec)
     if spec.get("user_hold"):
@@ -602,16 +605,36 @@ def _turn_away(state, spec, why):
     return 1, "", f"Unable to run job: {why}\nExiting.\n"
 
 
-def _store(state, spec, script):
+#: seconds a new job that does not fit in the spool may hold up the requests after it;
+#: then it is refused (a user's job too large for the disk left kept everybody's waiting)
+STORE_PATIENCE = 60.0
+#: since when each job waits to be stored (id -> time)
+_WAITING_STORE = {}
+
+
+class _Unstorable(Exception):
+    """A new job that did not fit in the spool for STORE_PATIENCE seconds."""
+
+
+def _store(state, spec, script, now=None):
     """Write the new job into the store; when it does not fit, take back what was
-    written and defer the request (it is taken in again later)."""
+    written and defer the request (it is taken in again later), for STORE_PATIENCE
+    seconds at most (``_Unstorable`` then: it is refused)."""
     key = (faults.STORE, spec["id"])
+    now = now if now is not None else time.time()
     try:
         jobstore.create(spec, script)
     except SpoolError as exc:
         shutil.rmtree(jobstore.job_dir(spec["id"]), ignore_errors=True)
+        since = _WAITING_STORE.setdefault(spec["id"], now)
+        if now - since >= STORE_PATIENCE:
+            _WAITING_STORE.pop(spec["id"], None)
+            faults.clear(state, key, f"job {spec['id']} refused: it could not be stored for "
+                                     f"{int(STORE_PATIENCE)} seconds")
+            raise _Unstorable(str(exc)) from None
         faults.note(state, key, faults.STORE, f"job {spec['id']} waits to be stored: {exc}", job=spec["id"])
         raise Deferred() from None
+    _WAITING_STORE.pop(spec["id"], None)
     faults.clear(state, key, f"job {spec['id']} stored")
 
 
