@@ -215,3 +215,36 @@ def test_a_jobs_own_start_failure_stays_its_reason_after_the_epilog(cell, users,
     assert re.search(rf"error reason +1: +\S+ \S+ \[\d+:\d+\]: error: can't chdir to {root_only}: Permission denied", text), text
     assert read(os.path.join(workdir, "epilog-ran")) is None
     assert queue_letters(cell, Q) == ""
+
+
+def test_a_root_prolog_writes_to_the_job_s_streams_and_their_errors_are_not_its_own(cell, users, workdir,
+                                                                                   root_only):
+    """A root@ prolog's output goes to the job's files through the shepherd: the owner
+    sees it, but where the files do not take it (/dev/full; a FIFO whose reader closes
+    it at once) the prolog neither fails nor dies of SIGPIPE, so the owner cannot put
+    the queue into the error state that a failing root prolog sets."""
+    import subprocess
+    import threading
+    bob = users[1]
+    prolog = script(root_only, "prolog.sh", '#!/bin/sh\nsleep 0.3\necho "prolog says hello"\necho "done"\n')
+    os.chmod(root_only, 0o711)
+    set_attr(cell, "all.q", "prolog", f"root@{prolog}")
+    seen = jid_of(cell.qsub("-cwd", "-N", "seen", "-j", "y", "-b", "y", "echo", "job", user=bob, cwd=workdir))
+    cell.wait_finished(seen)
+    assert read(os.path.join(workdir, f"seen.o{seen}")) == "prolog says hello\ndone\njob\n"
+    full = jid_of(cell.qsub("-o", "/dev/full", "-j", "y", "-b", "y", "true", user=bob, cwd=workdir))
+    cell.wait_finished(full)
+    fifo = os.path.join(workdir, "pipe")
+    subprocess.run(["runuser", "-u", bob, "--", "mkfifo", fifo], check=True)
+    closer = threading.Thread(target=lambda: os.close(os.open(fifo, os.O_RDONLY)), daemon=True)
+    closer.start()
+    piped = jid_of(cell.qsub("-o", fifo, "-j", "y", "-b", "y", "true", user=bob, cwd=workdir))
+    closer.join(30)
+    wait_state(cell, piped, "r")        # (past its prolog: the job itself waits for a reader)
+    assert queue_letters(cell, Q) == ""
+    assert state_of(cell, full) is None
+    cell.run("qdel", str(piped), check=True)
+    other = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", "-b", "y", "true", user=users[0], cwd=workdir))
+    cell.wait_finished(other)
+    assert queue_letters(cell, Q) == ""
+

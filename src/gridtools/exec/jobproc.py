@@ -542,12 +542,17 @@ def open_as_owner(plan, path):
     the owner's groups, never root's), so that a procedure run before the job creates it
     as the job itself would; opened as the job's own files are (``open_stream``), so that
     a link another user planted on its path is not followed, for a job of root's too
-    (whose procedures' output is opened as root). /dev/null when it cannot be opened."""
+    (whose procedures' output is opened as root). /dev/null when it cannot be opened.
+    The open never waits: a FIFO without a reader is no output (the shepherd that opens
+    it would wait for good, its task's signals and methods with it); once open, writes
+    to it wait as the job's own would."""
     with owner_rights(plan):
         try:
-            return os.fdopen(open_stream(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab")
+            fd = open_stream(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK)
         except OSError:
             return open(os.devnull, "ab")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "ab")
 
 
 def stat_fields(pid):

@@ -160,26 +160,95 @@ def run_procedure(plan, spec, on_start=None, pid=None, outputs=("stdout", "stder
     out_key, err_key = outputs
     out = open_as_owner(plan, plan.get(out_key) or plan["stdout"])
     err = out if plan.get("join") else open_as_owner(plan, plan.get(err_key) or plan["stderr"])
+    # a procedure not run as the owner writes into pipes the shepherd relays to the owner's
+    # files: how those files take its output (a FIFO closed at once, /dev/full) is none of
+    # its business, so the owner cannot make it fail (which sets its queue in error)
+    pipes = [] if owner else [os.pipe2(os.O_CLOEXEC) for _ in ((out,) if err is out else (out, err))]
+    fds = (out.fileno(), err.fileno()) if owner else (pipes[0][1], pipes[-1][1])
     rfd, wfd = os.pipe2(os.O_CLOEXEC)
     try:
         child = os.fork()
         if child == 0:
             os.close(rfd)
-            _procedure_child(plan, argv, env, cwd, owner, account, (out.fileno(), err.fileno()), wfd)
+            _procedure_child(plan, argv, env, cwd, owner, account, fds, wfd)
     finally:
         os.close(wfd)
-        out.close()
-        if err is not out:
-            err.close()
+        for _read, write in pipes:
+            os.close(write)
+        if owner:
+            out.close()
+            if err is not out:
+                err.close()
     failure = read_spawn_failure(rfd)         # (back once it executed, in its own session)
     if on_start is not None and failure is None:
         on_start(child)
-    _, status = os.waitpid(child, 0)
+    if pipes:
+        status = _relay(child, [(read, target) for (read, _w), target in zip(pipes, (out, err))])
+        out.close()
+        if err is not out:
+            err.close()
+    else:
+        _, status = os.waitpid(child, 0)
     if failure is not None:
         return Ran(1, owner, failure)
     if os.WIFSIGNALED(status):
         return Ran(128 + os.WTERMSIG(status), owner)
     return Ran(os.WEXITSTATUS(status), owner)
+
+
+#: seconds the relay of a procedure's output waits between looks at the procedure, and
+#: goes on copying once it ended (what processes it left behind still write is lost)
+_RELAY_LOOK = 0.2
+_RELAY_DRAIN = 1.0
+
+
+def _relay(child, pipes):
+    """Copy what a procedure writes into ``pipes`` ([(read end, file)]) to the files until
+    it ended, and what it left in them then; its wait status. A file that does not take
+    it (a FIFO without a reader, one that does not read, a full disk) loses it: the
+    procedure never waits for the files nor learns of their errors. Processes it left
+    behind that still hold a pipe do not keep the shepherd here."""
+    import select
+    import time
+    targets = {}
+    drained_by = None
+    for read, target in pipes:
+        os.set_blocking(read, False)
+        try:
+            os.set_blocking(target.fileno(), False)
+        except OSError:
+            pass
+        targets[read] = target.fileno()
+    status = None
+    while targets:
+        try:
+            ready = select.select(list(targets), [], [], _RELAY_LOOK)[0]
+        except InterruptedError:
+            ready = []
+        for read in ready:
+            try:
+                chunk = os.read(read, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                os.close(read)
+                del targets[read]
+                continue
+            try:
+                os.write(targets[read], chunk)
+            except OSError:
+                pass                    # (dropped: the file does not take it)
+        if status is None:
+            done, found = os.waitpid(child, os.WNOHANG)
+            if done:
+                status, drained_by = found, time.monotonic() + _RELAY_DRAIN
+        if status is not None and (not ready or time.monotonic() > drained_by):
+            break
+    for read in targets:
+        os.close(read)
+    if status is None:
+        _, status = os.waitpid(child, 0)
+    return status
 
 
 def _procedure_child(plan, argv, env, cwd, owner, account, fds, wfd):
