@@ -574,3 +574,23 @@ def test_the_messages_file_is_rotated_past_its_size(ticking, monkeypatch):
     assert all(os.path.getsize(p) > 2000 for p in rotated)
     assert "note 4.29" in open(rotated[-1]).read()
     assert not os.path.exists(path) or os.path.getsize(path) <= 2000
+
+
+def test_a_start_expression_that_does_not_parse_matches_nothing_and_passes_go_on(ticking):
+    """An administrator's START that does not parse (condor_config_val -set 'START = a ==')
+    is the ClassAd error: no job starts on the host, and the daemon's passes are not cut
+    short by it (they were, every one, until it was repaired)."""
+    from gridtools.classad.values import ERROR
+    from gridtools.sched.startd import Policy
+    assert Policy.from_config({"START": "a =="}).expr("START", False).eval() is ERROR
+    cell, daemon, fake = ticking
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("START = a ==\n")
+    daemon.state.reload_config(force=True)
+    jid = submit(cell)
+    for _ in range(3):
+        daemon.tick()
+    assert fake.launched == []
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert "cut short" not in messages, messages
+    assert jid in daemon.state.jobs and not daemon.state.jobs[jid].is_finished()

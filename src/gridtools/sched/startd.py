@@ -117,6 +117,17 @@ MAX_CHAIN = 8
 _SETTLING = ("suspend", "continue")
 
 
+def _policy_expr(text):
+    """The expression of a policy knob's text; one whose text does not parse is the
+    ClassAd ``error`` (a START that does not parse matches no job), never an exception
+    that would cut every pass short."""
+    from gridtools.classad import ClassAdSyntaxError
+    try:
+        return parse(text)
+    except (ClassAdSyntaxError, ValueError, RecursionError):
+        return parse("error")
+
+
 @dataclass(frozen=True, slots=True)
 class Policy:
     """The startd policy of a host: expressions by knob name, and its timers."""
@@ -134,7 +145,7 @@ class Policy:
             for key in (name, name + "_VANILLA"):
                 text = config.get(key)
                 if text is not None and text.strip():
-                    found.append((key, parse(text)))
+                    found.append((key, _policy_expr(text)))
         return cls(tuple(found), _seconds(config.get("MATCH_TIMEOUT"), MATCH_TIMEOUT),
                    _seconds(config.get("KILLING_TIMEOUT"), KILLING_TIMEOUT),
                    _seconds(config.get("POLLING_INTERVAL"), POLLING_INTERVAL),
