@@ -103,6 +103,17 @@ def test_commands_refuse_an_uninitialised_named_cell(scratch):
                                             "(run: gridtools init)"]
 
 
+def test_queries_in_an_uninitialised_named_cell_say_so_too(scratch):
+    """A mistyped GRIDTOOLS_ROOT: a query does not show an empty queue and succeed, as if
+    the user's jobs were gone; it says the cell is not there, in one line."""
+    for args in (["qstat"], ["qstat", "-f"], ["condor_q"], ["qhost"], ["qdel", "1"], ["condor_status"],
+                 ["qacct", "-j", "1"]):
+        proc = run(env_for(scratch), *args)
+        assert (proc.returncode, proc.stdout) == (1, ""), args
+        assert proc.stderr == f"error: {scratch} is not an initialised gridtools cell (run: gridtools init)\n"
+    assert run(env_for(scratch), "qstat", "-help").returncode == 0
+
+
 def test_daemon_start_status_stop_and_autostart(scratch):
     env = env_for(scratch)
     run(env, "gridtools", "init", "--slots", "1", "--host", "solo")

@@ -283,3 +283,4 @@ def test_a_name_that_is_not_utf8_is_written_back_as_it_came(idle_cell, workdir):
     assert proc.stdout.endswith(b' ("\xfe.sh") has been submitted\n')
     proc = subprocess.run(["qstat"], env=env, cwd=workdir, capture_output=True)
     assert (proc.returncode, proc.stderr) == (0, b"")
+

@@ -70,6 +70,22 @@ RAW_OUTPUT = frozenset({"qrsh", "qlogin", "condor_ssh_to_job"})
 #: failure for a refusal would submit again
 REPORT_AFTER = frozenset({"qsub", "condor_submit", "qrsub", "condor_submit_dag"})
 
+#: commands that run without a cell (``gridtools init`` makes one)
+NO_CELL = frozenset({"gridtools", "condor_version"})
+
+
+def _missing_cell(name, argv):
+    """The one-line error of a command run in a cell GRIDTOOLS_ROOT names that was never
+    made (a mistyped path), or None: a query there would show an empty queue and succeed,
+    as if the user's jobs were gone. (The personal cell is made on first use.)"""
+    if name in NO_CELL or "-help" in argv or "--help" in argv:
+        return None
+    from gridtools import cell
+    if cell.is_personal() or cell.initialised():
+        return None
+    return f"error: {cell.root()} is not an initialised gridtools cell (run: gridtools init)"
+
+
 def command_module(name):
     """The module that runs command ``name`` (imported), or None for an unknown name."""
     module = COMMANDS.get(name)
@@ -93,6 +109,10 @@ def run(name, argv=None):
     if name not in RAW_OUTPUT:
         sys.stdout = SafeStream(sys.stdout, keep_going=name in REPORT_AFTER)
         sys.stderr = SafeStream(sys.stderr, keep_going=True)
+    missing = _missing_cell(name, argv)
+    if missing is not None:
+        sys.stderr.write(missing + "\n")
+        return 1
     mod = command_module(name)
     try:
         code = mod.main(argv, prog=name) or 0
