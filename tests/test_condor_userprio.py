@@ -86,6 +86,15 @@ def test_wrong_edits(cell):
     assert proc.stderr == "Priority factors must be greater than or equal to 1.\n"
     proc = userprio(cell, "-setfactor", "gtbob@example.org", code=1)
     assert "requires another parameter" in proc.stderr
+    # no number beyond a float's or a clock's reach is stored: the listing would break for all
+    for op, value, why in (("-setprio", "1e309", "is not a finite number"),
+                           ("-setaccum", "inf", "is not a finite number"),
+                           ("-setlast", "99999999999999999999", "is not a time"),
+                           ("-setbegin", "-1", "is not a time")):
+        proc = userprio(cell, op, "gtbob@example.org", value, code=1)
+        assert proc.stderr == f"condor_userprio: {value!r} {why}" + \
+            (" (seconds since 1970, to the year 9999)\n" if why == "is not a time" else "\n"), proc.stderr
+    assert userprio(cell, "-all").returncode == 0
 
 
 def test_only_administrators_edit_and_reconfigure(cell, users):

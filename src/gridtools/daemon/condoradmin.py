@@ -29,12 +29,21 @@ def _bare(name):
     return name.partition("@")[0]
 
 
+#: the latest time -setbegin and -setlast take (the end of the year 9999: what a clock shows)
+LATEST_TIME = 253402300799
+
+
 def _number(text, kind):
+    """``text`` as a finite number of ``kind`` (float; int: a time, 0 to LATEST_TIME)."""
     try:
-        value = kind(float(text))
+        number = float(text)
     except (TypeError, ValueError):
         raise ValueError(f"{text!r} is not a number") from None
-    return value
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(f"{text!r} is not a finite number")
+    if kind is int and not 0 <= number <= LATEST_TIME:
+        raise ValueError(f"{text!r} is not a time (seconds since 1970, to the year 9999)")
+    return kind(number)
 
 
 def _edit(acc, op, name, value, now):

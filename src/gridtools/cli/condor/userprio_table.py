@@ -56,7 +56,10 @@ def _number(value, decimals, width):
 def _date(when):
     if when <= 0:
         return ""
-    t = time.localtime(when)
+    try:
+        t = time.localtime(when)
+    except (OverflowError, ValueError, OSError):     # (a time no clock shows, set by hand)
+        return ""
     return f"{t.tm_mon:2d}/{t.tm_mday:02d}/{t.tm_year:<4d} {t.tm_hour:02d}:{t.tm_min:02d}"
 
 
