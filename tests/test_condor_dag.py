@@ -212,6 +212,20 @@ def test_include_errors_name_the_file_and_line(files, message):
     assert str(info.value).startswith(message)
 
 
+@pytest.mark.parametrize("spliced, files, message", [
+    ("top.dag", {"top.dag": ""}, "ERROR: top.dag (line 2): Splice S: recursive splice (top.dag -> top.dag)"),
+    ("b.dag", {"b.dag": "SPLICE T top.dag\n", "top.dag": "SPLICE S b.dag\n"},
+     "ERROR: b.dag (line 1): Splice T: recursive splice (top.dag -> b.dag -> top.dag)"),
+    ("b.dag", {"b.dag": "SPLICE T ./sub/../b.dag\n"}, "ERROR: b.dag (line 1): Splice T: recursive splice"),
+])
+def test_a_dag_that_splices_itself_is_refused_in_one_line(spliced, files, message):
+    """At any depth (a RecursionError and its traceback, before)."""
+    with pytest.raises(DagError) as info:
+        parse_dag(f"JOB A a.sub\nSPLICE S {spliced}\n", source="top.dag", read=include_reader(files))
+    assert str(info.value).startswith(message), str(info.value)
+    assert "\n" not in str(info.value)
+
+
 def test_include_needs_a_reader():
     with pytest.raises(DagError, match="INCLUDE needs the included file"):
         parse_dag("INCLUDE x.inc\n", source="t.dag")

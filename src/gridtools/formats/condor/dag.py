@@ -209,14 +209,15 @@ def _error(dag, line, message):
 
 # -------------------------------------------------------------------- parsing
 
-def parse_dag(text, source="dag file", read=None, into=None, scope="root"):
+def parse_dag(text, source="dag file", read=None, into=None, scope="root", splicing=()):
     """A validated Dag from DAG file text. ``read(path)`` returns the text
     of a spliced or included file (SPLICE and INCLUDE are refused without it).
     With ``into`` (the Dag of the DAG files before this one on a condor_submit_dag
     command line) the file's nodes join it: their names must be new, and its
     statements may name the nodes of the earlier files, as HTCondor's DAGMan reads
     several DAG files as one DAG. ``scope``: the splice it is read for (``S+``; ``root``
-    for the DAG itself), as its warnings name it."""
+    for the DAG itself), as its warnings name it; ``splicing``: the files of the splices
+    it is read inside (a file that splices itself, at any depth, is refused)."""
     dag = into if into is not None else Dag(source=source)
     lines = _lines(dag, text, source, read, [os.path.normpath(os.path.basename(source))])
     splices, lifted = [], {}
@@ -233,7 +234,7 @@ def parse_dag(text, source="dag file", read=None, into=None, scope="root"):
                 raise _error(dag, number, "SUBDAG must be followed by EXTERNAL")
             _add_node(dag, number, words[1:], NodeKind.SUBDAG)
         elif keyword == "SPLICE":
-            splices.append(_splice(dag, number, words, read, lifted))
+            splices.append(_splice(dag, number, words, read, lifted, splicing or (os.path.normpath(source),)))
     _lift_descriptions(dag, lifted)
     for where, number, line, _body in lines:  # second pass: everything else
         dag.at = where
@@ -460,7 +461,11 @@ def _handlers():
     return _HANDLERS
 
 
-def _splice(dag, number, words, read, lifted):
+#: most splices one inside the other (a cycle through names that differ is cut there)
+MOST_SPLICE_DEPTH = 64
+
+
+def _splice(dag, number, words, read, lifted, splicing):
     """Add a spliced file's nodes; return (name, initial nodes, final nodes). Its
     SUBMIT-DESCRIPTIONs go in ``lifted`` (name -> (text, splice)), the first of a name
     kept; its warnings join the DAG's; its categories become the splice's (``S+cat``;
@@ -472,8 +477,13 @@ def _splice(dag, number, words, read, lifted):
     if read is None:
         raise _error(dag, number, "SPLICE needs the spliced file, which was not given")
     directory = words[4] if len(words) == 5 else ""
+    key = os.path.normpath(f"{directory}/{path}" if directory else path)
+    if key in splicing:
+        raise _error(dag, number, f"Splice {name}: recursive splice ({' -> '.join(splicing + (key,))})")
+    if len(splicing) > MOST_SPLICE_DEPTH:
+        raise _error(dag, number, f"Splice {name}: splices nested more than {MOST_SPLICE_DEPTH} deep")
     inner = parse_dag(read(f"{directory}/{path}" if directory else path), source=path, read=read,
-                      scope=f"{name}{SPLICE_SEPARATOR}")
+                      scope=f"{name}{SPLICE_SEPARATOR}", splicing=splicing + (key,))
     dag.notes += inner.notes
     rename = {old: f"{name}{SPLICE_SEPARATOR}{old}" for old in inner.nodes}
     for old, node in inner.nodes.items():
