@@ -4,6 +4,8 @@ import os
 import re
 import time
 
+import pytest
+
 from conftest import wait_for
 
 NULL = ("-o", "/dev/null", "-e", "/dev/null")
@@ -64,6 +66,15 @@ def test_queue_added_through_the_editor(cell):
     job = submit(cell, "-q", "ed.q", "-b", "y", "true")
     cell.wait_finished(job)
     assert cell.job_state(job)["tasks"]["1"]["queue"] == "ed.q"
+
+
+@pytest.mark.parametrize("option", ["-ae", "-aq", "-ap", "-acal", "-ackpt", "-arqs", "-ah", "-as", "-am"])
+def test_a_name_that_is_not_utf8_is_refused_in_one_line(cell, option):
+    """(-a* put it into the editor's file and died there with a traceback; -ah and -as
+    stored it as U+FFFD, the same name as another.)"""
+    proc = cell.run("qconf", option, os.fsdecode(b"\xff"), env={"EDITOR": "true"})
+    assert (proc.returncode, proc.stdout, proc.stderr) == \
+        (1, "", "Non-graphic character (hex ff) not allowed in objectname\n")
 
 
 def test_unknown_pe_reference_refused(cell):

@@ -79,8 +79,8 @@ def edit(text):
     shown = as_shown(text)
     fd, path = tempfile.mkstemp(prefix="qconf-")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(shown)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(shown)             # (a name given in bytes that are not UTF-8, as given)
         rc = subprocess.call(f"{editor} {shlex.quote(path)}", shell=True)
         if rc < 0 or rc > 128:
             raise GridError(f"editor was terminated by a signal {abs(rc) if rc < 0 else rc - 128}")
@@ -147,9 +147,19 @@ def _guard(func):
 
 # ---------------------------------------------------------------- add
 
+def graphic_names(names):
+    """GridError naming the first byte of ``names`` that is not UTF-8 text (given on the
+    command line in another encoding), as Grid Engine refuses a non-graphic character."""
+    for name in names:
+        odd = next((ord(c) - 0xDC00 for c in name if 0xDC80 <= ord(c) <= 0xDCFF), None)
+        if odd is not None:
+            raise GridError(f"Non-graphic character (hex {odd:x}) not allowed in objectname")
+
+
 def add_edit(kind, words):
     """-aq [name], -ae [template], -ap name, -ahgrp group, -auser, -arqs [names] ..."""
     def run():
+        graphic_names(split(words))
         check_rights("add", kind)
         name = split(words)[0] if split(words) and kind != "rqs" else None
         current = stored(kind, name) if name and kind in ("queue", "exechost") else None
@@ -305,6 +315,11 @@ def names_change(kind, add, words):
     """-am/-dm, -ao/-do, -ah/-dh, -as/-ds."""
     if not split(words):
         return error(f'error: no name given in "{" ".join(words)}"')
+    if add:
+        try:
+            graphic_names(split(words))
+        except GridError as exc:
+            return error(str(exc))
     return send({"op": "names_add" if add else "names_delete", "object": kind, "names": split(words)})
 
 
