@@ -170,6 +170,9 @@ def test_owner_and_ids(ctx):
     ("executable = run.sh\nmax_retries = abc\nqueue\n", "ERROR: max_retries=abc is invalid, must eval to an integer."),
     ("executable = run.sh\nsuccess_exit_code = 1.5x\nqueue\n", "success_exit_code=1.5x is invalid, must eval to an integer."),
     ("executable = run.sh\ncoresize = abc\nqueue\n", "ERROR: core_size=abc is invalid, must eval to an integer."),
+    ("executable = run.sh\npriority = 99999999999999999999\nqueue\n",      # (beyond 64 bits: not wrapped)
+     "ERROR: priority=99999999999999999999 is invalid, must eval to an integer."),
+    ("executable = run.sh\nmax_retries = 1e30\nqueue\n", "ERROR: max_retries=1e30 is invalid, must eval to an integer."),
     ("executable = run.sh\nretry_until = abc def\nqueue\n",
      "ERROR: retry_until=abc def is invalid, it must be an integer or boolean expression."),
     ("executable = run.sh\nimage_size = 0\nqueue\n", "ERROR: Image Size must be positive"),

@@ -391,14 +391,19 @@ def integer(name, text):
     otherwise."""
     digits = text[1:] if text[:1] in "+-" else text
     if digits.isascii() and digits.isdigit():
-        return int(text)
-    try:
-        value = evaluated(text)
-    except InputError:
-        value = None
-    if not _finite_number(value):
+        value = int(text)
+    else:
+        try:
+            value = evaluated(text)
+        except InputError:
+            value = None
+    if not _finite_number(value) or not _INT64[0] <= value <= _INT64[1]:
         raise fail(f"{name}={text} is invalid, must eval to an integer.")
     return int(value)
+
+
+#: the integers a ClassAd holds (64 bits): one beyond is no integer of a job's ad
+_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 def _finite_number(value):
