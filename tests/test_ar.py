@@ -288,6 +288,11 @@ def test_bad_qrsub_input(cell):
     unknown = cell.run("qrsub", "-d", "1:0:0", "-l", "nosuchres=1")
     assert unknown.returncode == 1 and 'unknown resource "nosuchres"' in unknown.stderr
     assert cell.run("qrsub", "-x").returncode == 2
+    # -N as qsub checks it: an empty name, or one that is not UTF-8 (stored altered, before)
+    empty = cell.run("qrsub", "-d", "1:0:0", "-N", "")
+    assert (empty.returncode, empty.stderr) == (2, "qrsub: empty string argument to -N option invalid\n")
+    odd = cell.run("qrsub", "-d", "1:0:0", "-N", os.fsdecode(b"\xff"))
+    assert (odd.returncode, odd.stderr) == (7, "qrsub: Non-graphic character (hex ff) not allowed in objectname\n")
     assert os.listdir(os.path.join(cell.root, "spool", "ars")) == []
 
 

@@ -103,7 +103,7 @@ OPTIONS = {
     "-m": (1, lambda req, args: _mail(req, args[0])),
     "-M": (1, _set("mail_list", split_list)),
     "-masterq": (1, lambda req, args: req["masterq"].extend(split_list(args[0]))),
-    "-N": (1, _set("name")),
+    "-N": (1, _set("name", options.parse_job_name)),     # (qsub's rules, as Grid Engine's qrsub)
     "-now": (1, lambda req, args: req.__setitem__("now", options.parse_yes_no("-now", args[0]))),
     "-pe": (2, lambda req, args: req.__setitem__("pe", options.pe_request(args[0], args[1], "advance_reservation"))),
     "-q": (1, lambda req, args: req["queues"].extend(split_list(args[0]))),
