@@ -16,6 +16,7 @@ import subprocess
 import pytest
 
 from conftest import unanswered, wait_for
+from qtools import jid_of
 from faulttools import daemon_pid, messages
 from gridtools.daemon.journal import JOURNAL_MIN
 
@@ -93,6 +94,22 @@ def test_qdel_of_many_ids_and_of_a_user_without_jobs(cell, monkeypatch):
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     proc = cell.run("qdel", str(held[0]), "-u", "root")        # named and chosen: once
     assert proc.stdout == f"root has deleted job {held[0]}\n"
+
+
+def test_with_a_job_list_u_is_a_filter(cell, workdir, users):
+    """As Grid Engine's qmaster applies it: ``qdel '*' -u bob`` deletes bob's jobs, not
+    everybody's (the jobs named, then every job of the users, before); qhold alike."""
+    alice, bob = users[0], users[1]
+    ours = [jid_of(cell.qsub("-h", "-N", "f", "-b", "y", "true", user=who, cwd=workdir)) for who in (alice, bob)]
+    mine = jid_of(cell.qsub("-h", "-N", "f", "-b", "y", "true"))
+    proc = cell.run("qdel", "*", "-u", "nosuchuser")
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert cell.run("qrls", "-u", bob, str(ours[0]), str(mine)).stdout == ""     # (none of bob's named)
+    proc = cell.run("qdel", "*", "-u", bob)
+    assert proc.stdout == f"root has deleted job {ours[1]}\n"
+    assert {ours[0], mine} <= set(shown(cell)) and ours[1] not in shown(cell)
+    proc = cell.run("qdel", "f", "-u", f"{alice},root")
+    assert sorted(proc.stdout.splitlines()) == sorted([f"root has deleted job {ours[0]}", f"root has deleted job {mine}"])
 
 
 def test_qdel_u_as_a_user_deletes_only_the_users_own_jobs(cell, workdir, users):

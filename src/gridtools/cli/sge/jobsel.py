@@ -235,6 +235,19 @@ def jobs_of_users(snap, users):
             if jid in live and ("*" in users or info["owner"] in users)]
 
 
+def of_users(items, users):
+    """The job words ``items`` narrowed to the jobs of ``users``: with a job list, -u is a
+    filter, as Grid Engine's qmaster applies it (``qdel '*' -u bob`` deletes bob's jobs,
+    not everybody's; ``*`` names every user)."""
+    if "*" in users:
+        return items
+    snap = job_status(items, users)
+    targets, _missing = resolve(items, snap)
+    wanted = set(users)
+    return [(str(t["id"]), t["tasks"]) for t in targets
+            if (snap["jobs"].get(t["id"]) or {}).get("owner") in wanted]
+
+
 def run_command(argv, usage, parse, act, prefix=""):
     """The frame of qdel, qhold and qrls: -help, argument errors with the usage text,
     "no job argument", then ``act(items, users, option)`` with errors as one line.
@@ -256,6 +269,10 @@ def run_command(argv, usage, parse, act, prefix=""):
         sys.stderr.write("error: no job argument given\n" + usage)
         return 1
     try:
+        if items and users is not None:
+            items, users = of_users(items, users), None
+            if not items:
+                return 0
         return act(items, users, option)
     except GridError as exc:
         (sys.stdout if getattr(exc, "answer", False) else sys.stderr).write(f"{exc}\n")
