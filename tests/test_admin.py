@@ -107,7 +107,7 @@ def test_queries_in_an_uninitialised_named_cell_say_so_too(scratch):
     """A mistyped GRIDTOOLS_ROOT: a query does not show an empty queue and succeed, as if
     the user's jobs were gone; it says the cell is not there, in one line."""
     for args in (["qstat"], ["qstat", "-f"], ["condor_q"], ["qhost"], ["qdel", "1"], ["condor_status"],
-                 ["qacct", "-j", "1"]):
+                 ["qhold", "1"], ["qrstat"]):
         proc = run(env_for(scratch), *args)
         assert (proc.returncode, proc.stdout) == (1, ""), args
         assert proc.stderr == f"error: {scratch} is not an initialised gridtools cell (run: gridtools init)\n"

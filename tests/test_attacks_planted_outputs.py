@@ -39,12 +39,17 @@ def _alice_file(workdir, alice, name, text):
     return path
 
 
+def _trap(cell, user, path, text=b""):
+    """A file of ``user``'s at ``path`` that anyone may write, holding ``text``."""
+    user_py(cell, user, f"import os; fd = os.open({path!r}, os.O_CREAT | os.O_WRONLY, 0o666); "
+                        f"os.write(fd, {text!r}); os.fchmod(fd, 0o666)", check=True)
+    return path
+
+
 def test_output_does_not_go_into_a_file_another_user_left_there(cell, workdir, users):
     alice, bob = users[0], users[1]
     shared = sticky_folder(workdir)
-    trap = os.path.join(shared, "nightly.out")
-    user_py(cell, bob, f"import os; fd = os.open({trap!r}, os.O_CREAT | os.O_WRONLY, 0o666); "
-                       f"os.fchmod(fd, 0o666)", check=True)
+    trap = _trap(cell, bob, os.path.join(shared, "nightly.out"))
     jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", trap, "echo", "secret-of-alice",
                          user=alice, cwd=workdir))
     assert _ended(cell, jid) == "error"
@@ -80,9 +85,7 @@ def test_output_does_not_go_into_a_fifo_another_user_left_there(cell, workdir, u
 def test_htcondor_output_neither_empties_nor_fills_a_file_another_user_left(cell, workdir, users):
     alice, bob = users[0], users[1]
     shared = sticky_folder(workdir)
-    trap = os.path.join(shared, "c.out")
-    user_py(cell, bob, f"import os; fd = os.open({trap!r}, os.O_CREAT | os.O_WRONLY, 0o666); "
-                       f"os.write(fd, b'bob-was-here\\n'); os.fchmod(fd, 0o666)", check=True)
+    trap = _trap(cell, bob, os.path.join(shared, "c.out"), b"bob-was-here\n")
     cluster = submit(cell, f"executable = /bin/echo\narguments = secret-of-alice\noutput = {trap}\n"
                            f"error = {shared}/c.err\nqueue\n", cwd=workdir, user=alice)
     wait_status(cell, f"{cluster}.0", 5)

@@ -371,6 +371,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
 def test_a_fifo_named_as_the_configuration_is_refused_not_waited_on(tmp_path):
     fifo = tmp_path / "config"
     os.mkfifo(fifo)
+    (tmp_path / "cell" / "spool").mkdir(parents=True)      # (condor_q looks for the cell first)
     env = dict(os.environ, CONDOR_CONFIG=str(fifo), GRIDTOOLS_ROOT=str(tmp_path / "cell"))
     bin_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin")
     for command in (["condor_config_val", "HOUR"], ["condor_q"]):

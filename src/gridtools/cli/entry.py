@@ -70,18 +70,22 @@ RAW_OUTPUT = frozenset({"qrsh", "qlogin", "condor_ssh_to_job"})
 #: failure for a refusal would submit again
 REPORT_AFTER = frozenset({"qsub", "condor_submit", "qrsub", "condor_submit_dag"})
 
-#: commands that run without a cell (``gridtools init`` makes one)
-NO_CELL = frozenset({"gridtools", "condor_version"})
+#: commands that look at or act on the queue: in a cell that was never made they would
+#: show an empty queue, or find no job, and succeed (others read files a user names, or
+#: make the cell, and say so themselves)
+ON_THE_QUEUE = frozenset({"qstat", "qselect", "qhost", "qquota", "qdel", "qhold", "qrls", "qalter", "qmod",
+                          "qrstat", "qrdel", "condor_q", "condor_status", "condor_rm", "condor_hold",
+                          "condor_release", "condor_prio", "condor_qedit", "condor_userprio", "sge_share_mon"})
 
 
 def _missing_cell(name, argv):
-    """The one-line error of a command run in a cell GRIDTOOLS_ROOT names that was never
-    made (a mistyped path), or None: a query there would show an empty queue and succeed,
-    as if the user's jobs were gone. (The personal cell is made on first use.)"""
-    if name in NO_CELL or "-help" in argv or "--help" in argv:
+    """The one-line error of a queue command run in a cell GRIDTOOLS_ROOT names that is
+    not there (a mistyped path: no spool folder), or None: it would show an empty queue
+    and succeed, as if the user's jobs were gone. (The personal cell is made on first use.)"""
+    if name not in ON_THE_QUEUE or "-help" in argv or "--help" in argv:
         return None
-    from gridtools import cell
-    if cell.is_personal() or cell.initialised():
+    from gridtools import cell, ospaths
+    if cell.is_personal() or ospaths.isdir(cell.spool()):
         return None
     return f"error: {cell.root()} is not an initialised gridtools cell (run: gridtools init)"
 
