@@ -9,16 +9,17 @@ anyone put a link there or swap one: only the caller's own links there are follo
 and root's. A folder another user made in such a shared folder (its owner neither the
 caller, nor root, nor the sticky folder's owner) is theirs to fill: it is "planted",
 and so is everything below it until a folder of the caller's or root's; only the
-caller's own links and root's are followed in it. The rule holds for every part of the path, its folders as
-much as its last name, and whatever fs.protected_symlinks says: the path is walked a
-part at a time, each folder held open while the next is looked at, so that nothing
-swapped in meanwhile is followed.
+caller's own links and root's are followed in it. The rule holds for every part of
+the path, its folders as much as its last name, and whatever fs.protected_symlinks
+says: the path is walked a part at a time, each folder held open while the next is
+looked at, so that nothing swapped in meanwhile is followed.
 
 A file opened to be written (O_CREAT) that is already there in a folder anyone may
 write, or in a planted one, must be the caller's or root's, or (in a sticky folder,
-not planted) the folder owner's, as the kernel's protected_regular and protected_fifos say: a plain
-file or a FIFO another user left where the caller's output is going is not written
-through (PermissionError), never waited on, and not emptied first.
+not planted) the folder owner's, as the kernel's protected_regular and
+protected_fifos say: a plain file or a FIFO another user left where the caller's
+output is going is not written through (PermissionError), never waited on, and not
+emptied first.
 
 ``resolve_own`` gives the path so walked, ``is_own_dir`` tells whether it leads to a
 folder, ``makedirs_own`` makes the folders of a path that are missing, ``chdir_own``
@@ -65,8 +66,8 @@ def open_own(path, how, mode=0o644, follow_last=True):
 def _open_shared(folder, held, name, how, mode, wary, path):
     """Open ``name`` to write in a ``folder`` others may write (or a ``wary`` one, planted):
     what is there already must be the caller's or root's, or in a sticky folder not
-    planted its owner's (PermissionError). The open never waits (a FIFO is looked at first) and
-    empties a file only once it is known to be one that may be written."""
+    planted its owner's (PermissionError). The open never waits (a FIFO is looked at
+    first) and empties a file only once it is known to be one that may be written."""
     me = os.geteuid()
     try:
         there = os.stat(name, dir_fd=folder, follow_symlinks=False)

@@ -29,8 +29,9 @@ def dispatched(state, job, number, granted, pe, now):
     state is written)."""
     tr.dispatch(job, number, granted, now, pe=pe)
     job.task(number).run_limit = _run_limit(job.spec)
-    job.task(number).amounts = _amounts(state, job, number)
-    job.task(number).limits = _limits(job)
+    if job.spec.get("condor_ad"):      # (condor_qedit may change them while it runs; qalter may not)
+        job.task(number).amounts = _amounts(state, job, number)
+        job.task(number).limits = _limits(job)
     state.active_jobs.add(job.id)
     _changed(state, job, schedule=False)
     state.starting.append((job, number, now))       # see condorjob.started_events

@@ -53,6 +53,7 @@ def run(state, dispatcher, now=None, skip=()):
     effects are written by the pass's flush (jobs purged in the same pass never are),
     and ``settle`` answers and removes the requests once the status shows them."""
     done = []
+    _HELD_ON.clear()                    # (jobs left since the last intake)
     pending = [name for name in spool_requests.pending(limit=BATCH + len(skip)) if name not in skip]
     if pending:
         state.reload_config(now=now, look=True)     # requests meet the limits of etc/ as it is now
@@ -277,21 +278,31 @@ def uid_domain(state):
 MOST_HELD_ON = 100_000
 
 
+#: owner -> the job ids their jobs wait for, counted at most once an intake (``run`` lets
+#: it go; what the intake adds is added): a pipeline submitting thousands of dependent
+#: jobs in one intake is not counted over all the jobs for each
+_HELD_ON = {}
+
+
+def _waits_for(job):
+    return len(job.spec.get("predecessors") or ()) + len(job.spec.get("ad_predecessors") or ())
+
+
 def held_on_refusal(state, owner, more, leaving=None):
     """Why a job of ``owner`` that waits for ``more`` job ids (another ``leaving`` job of
-    theirs waiting for none of those it waited for) is refused, or ""."""
+    theirs waiting for none of those it waited for) is refused, or "" (then it counts)."""
     if not more:
         return ""
-    total = more
-    for job in state.jobs.values():
-        if total > MOST_HELD_ON:
-            break
-        if job is not leaving and job.spec.get("owner") == owner and not job.is_finished():
-            total += len(job.spec.get("predecessors") or ()) + len(job.spec.get("ad_predecessors") or ())
-    if total <= MOST_HELD_ON:
-        return ""
-    return (f"job rejected: the jobs of user {owner} would wait for more than {MOST_HELD_ON} "
-            "jobs in all (-hold_jid, -hold_jid_ad)")
+    total = _HELD_ON.get(owner)
+    if total is None:
+        total = _HELD_ON[owner] = sum(_waits_for(job) for job in state.jobs.values()
+                                      if job.spec.get("owner") == owner and not job.is_finished())
+    total += more - (_waits_for(leaving) if leaving is not None else 0)
+    if total > MOST_HELD_ON:
+        return (f"job rejected: the jobs of user {owner} would wait for more than {MOST_HELD_ON} "
+                "jobs in all (-hold_jid, -hold_jid_ad)")
+    _HELD_ON[owner] = total
+    return ""
 
 
 def resolve_predecessors(state, items, owner, exclude):

@@ -155,15 +155,16 @@ class Derived:
     shows of it, from its description: ``spool.rows.condor_info``; ``private_facts``
     what it shows the job's owner only; ``public_ad`` the text of its ad every user
     sees, ``spool.rows.public_ad``; ``factory`` the limits of a cluster materialized
-    late, ``daemon.factory.limits``). Slots: ten thousand jobs hold one."""
+    late, ``daemon.factory.limits``; ``limits`` its concurrency limits, a list holding
+    what ``sched.inputs`` makes of them). Slots: ten thousand jobs hold one."""
 
     __slots__ = ("spec", "generation", "request", "task_requests", "facts", "condor_facts",
-                 "private_facts", "public_ad", "refusal_keys", "task_table", "factory")
+                 "private_facts", "public_ad", "refusal_keys", "task_table", "factory", "limits")
 
     def __init__(self, spec):
         self.spec, self.generation, self.request, self.facts = spec, None, None, None
         self.task_requests = self.refusal_keys = self.task_table = self.factory = None
-        self.condor_facts = self.private_facts = self.public_ad = None
+        self.condor_facts = self.private_facts = self.public_ad = self.limits = None
 
 
 class Job:

@@ -450,7 +450,10 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
             if t.rest_until:
                 resting.append((n, t.rest_until))
     held = frozenset(held) or _NONE_HELD
-    limits = _job_limits(spec)
+    derived = job.spec_cache()          # (read from every proc's ad once a description)
+    if derived.limits is None:
+        derived.limits = [_job_limits(spec)]
+    limits = derived.limits[0]
     return PendingJob(
         id=job.id, owner=owner, group=spec.get("group", ""), name=spec["name"],
         request=request or req_of(spec, conf, table), submit_time=float(spec["submit_time"]),

@@ -30,8 +30,9 @@ first: by the time their name begins with, which the client chose, but never
 more than NAME_SLACK seconds before the file came into the folder (its change
 time, which the kernel sets): a user who names requests as if they were older
 cannot have theirs taken before other users' requests queued earlier (a flood
-of such requests would otherwise keep everybody else's waiting). The daemon and trusts only the file's owner uid for the requester's
-identity, never a name written inside: this is the file-system
+of such requests would otherwise keep everybody else's waiting). The daemon
+trusts only the file's owner uid for the requester's identity, never a name
+written inside: this is the file-system
 authentication of Grid Engine's FS method (the rename keeps the owner). It
 opens an entry without following links or blocking, reads plain files only,
 at most ``MAX_REQUEST`` bytes (a script travels beside its request, with its
