@@ -278,6 +278,13 @@ def test_rotations_within_one_second_never_replace_each_other(tmp_path):
     rotation.rotate(path, keep=2, now=when + 1)
     assert [os.path.basename(p) for p in rotation.find(path)] == ["history.20261201T101010.2",
                                                                    "history.20261201T101011"]
+    # past ``keep`` within the second: the newest are kept (a name the pruning freed is not
+    # taken again, where it would sort first and go at once)
+    for n in range(4, 8):
+        with open(path, "w") as fh:
+            fh.write(f"ad {n}\n")
+        rotation.rotate(path, keep=2, now=when + 2)
+    assert [open(p).read() for p in rotation.find(path)] == ["ad 6\n", "ad 7\n"]
 
 
 def test_an_empty_history_is_rotated_as_one_that_holds_ads(tmp_path):

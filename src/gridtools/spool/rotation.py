@@ -61,10 +61,17 @@ def rotate(path, keep, now=None):
     """Rename ``path`` to its rotated name and remove the oldest rotations past
     ``keep``."""
     stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(time.time() if now is None else now))
-    target, more = f"{path}.{stamp}", 0
-    while os.path.lexists(target):      # (rotated before within the second: never replaced)
-        more += 1
-        target = f"{path}.{stamp}.{more}"
+    # rotated before within the second: after the last of them (never in place of one the
+    # pruning removed, which would sort before those kept and go at once)
+    prefix = f"{os.path.basename(path)}.{stamp}"
+    more = [0 if name == prefix else int(name[len(prefix) + 1:])
+            for name in map(os.path.basename, rotations(path))
+            if name == prefix or name.startswith(prefix + ".") and name[len(prefix) + 1:].isdigit()]
+    count = max(more) + 1 if more else 0
+    target = f"{path}.{stamp}.{count}" if count else f"{path}.{stamp}"
+    while os.path.lexists(target):
+        count += 1
+        target = f"{path}.{stamp}.{count}"
     os.rename(path, target)
     for old in rotations(path)[:-keep] if keep > 0 else rotations(path):
         try:
