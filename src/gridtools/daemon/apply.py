@@ -70,9 +70,8 @@ def _limits(job):
     the first time they are worked out there, ``daemon.condor``), however condor_qedit
     changes them meanwhile."""
     from gridtools.sched import inputs
-    if inputs.limits_need_machine(job.spec):
-        return None
-    return [[name, weight] for name, weight in inputs.concurrency_limits(job.spec)]
+    found = inputs.job_limits(job)
+    return None if found is None else [[name, weight] for name, weight in found]
 
 
 def reject(state, job, now, reason="immediate job could not be scheduled"):

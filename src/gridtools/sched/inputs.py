@@ -450,10 +450,7 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
             if t.rest_until:
                 resting.append((n, t.rest_until))
     held = frozenset(held) or _NONE_HELD
-    derived = job.spec_cache()          # (read from every proc's ad once a description)
-    if derived.limits is None:
-        derived.limits = [_job_limits(spec)]
-    limits = derived.limits[0]
+    limits = job_limits(job)
     return PendingJob(
         id=job.id, owner=owner, group=spec.get("group", ""), name=spec["name"],
         request=request or req_of(spec, conf, table), submit_time=float(spec["submit_time"]),
@@ -483,6 +480,15 @@ def concurrency_limits(spec):
     whose limits need the machine it runs on (``limits_need_machine``)."""
     found = _job_limits(spec)
     return found if isinstance(found, tuple) else ()
+
+
+def job_limits(job):
+    """The concurrency limits of a ``model.job.Job`` (``_job_limits``: None when they need
+    the machine), read from every proc's ad once a description (its ``spec_cache``)."""
+    derived = job.spec_cache()
+    if derived.limits is None:
+        derived.limits = [_job_limits(job.spec)]
+    return derived.limits[0]
 
 
 def _job_limits(spec):
