@@ -274,6 +274,26 @@ def test_a_run_s_scratch_folder_is_measured_into_disk_usage_as_htcondor_s_starte
     assert kept[0] == kept[1] and kept[2] == "undefined"
 
 
+def test_a_scratch_folder_deeper_than_any_recursion_limit_is_measured_and_removed(cell, workdir):
+    """A job may leave a chain of folders of any depth in its scratch folder: its run
+    ends as it exited, its output comes back, its files are counted and the scratch
+    folder is removed."""
+    log = os.path.join(workdir, "d.log")
+    chain = "i=0; while [ $i -lt 1300 ]; do mkdir a; cd a; i=$((i+1)); done; echo deep > f"
+    cluster = submit(cell, f"executable = /bin/sh\narguments = \"-c 'pwd > out.txt; ( {chain} )'\"\n"
+                           f"should_transfer_files = YES\ntransfer_output_files = out.txt\nlog = {log}\nqueue\n",
+                     cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_events(log, jid, [0, 40, 40, 1, 40, 40, 5], timeout=40)
+    [end] = [e for e in parse_events(open(log).read()) if e.type == EventType.JOB_TERMINATED]
+    assert end.info["ReturnValue"] == 0
+    scratch = open(os.path.join(workdir, "out.txt")).read().strip()
+    assert scratch.startswith("/") and scratch != workdir
+    wait_for(lambda: jid in history(cell))
+    assert int(history(cell, str(cluster), "-af", "ScratchDirFileCount")) > 100    # (counted 128 deep)
+    wait_for(lambda: not os.path.lexists(scratch))
+
+
 GROWING = """import os, sys, time
 held = [bytearray(40 << 20)]
 open("step1", "w").close()

@@ -164,3 +164,28 @@ def test_a_folder_that_cannot_be_emptied_is_not_kept_for_reuse(tmp_path, monkeyp
     finally:
         for found in tmp_path.rglob("stuck"):
             subprocess.run(["chattr", "-i", str(found)], capture_output=True)
+
+
+def test_a_checkpoint_store_of_any_depth_is_emptied_from_the_trash(tmp_path, monkeypatch, users):
+    """The owner's checkpoint store may hold folders deeper than any recursion limit (the
+    job can make them): the trash is emptied all the same, and the next job's folder is
+    removed as well."""
+    import pwd
+    from gridtools.spool import jobs as jobstore
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    owner = pwd.getpwnam(users[0])
+    for job in (7, 8):
+        store = tmp_path / "spool" / "jobs" / str(job) / "1" / "self_checkpoint"
+        store.mkdir(parents=True)
+        fd = os.open(store, os.O_RDONLY | os.O_DIRECTORY)
+        for _ in range(1500 if job == 7 else 2):
+            os.mkdir("a", dir_fd=fd)
+            os.chown("a", owner.pw_uid, owner.pw_gid, dir_fd=fd)
+            inner = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.close(fd)
+        os.chown(store, owner.pw_uid, owner.pw_gid)
+    assert jobstore.remove(7, 8) == []
+    assert jobstore.empty_trash() is False
+    assert os.listdir(tmp_path / "spool" / "trash") == []

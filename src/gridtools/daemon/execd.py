@@ -134,7 +134,11 @@ def serve_pipe(rfd):
         now = time.monotonic()
         orders_ready = rfd in ready
         if trash_since is not None and (not orders_ready or now - trash_since > TRASH_LATEST):
-            if not jobstore.empty_trash(TRASH_SLICE):
+            try:
+                left = jobstore.empty_trash(TRASH_SLICE)
+            except Exception:           # (the next trash order tries again; starts go on)
+                left = False
+            if not left:
                 trash_since = None
             elif orders_ready:
                 trash_since = now

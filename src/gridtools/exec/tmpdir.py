@@ -85,8 +85,9 @@ def _remove_entry(parent_fd, name):
     except FileNotFoundError:
         return
     if stat.S_ISDIR(st.st_mode):
-        import shutil
-        shutil.rmtree(name, dir_fd=parent_fd)
+        from gridtools import fstree
+        if not fstree.remove_at(parent_fd, name):
+            raise OSError(f"cannot remove {name}")
     else:
         os.unlink(name, dir_fd=parent_fd)
 
@@ -298,23 +299,11 @@ MOST_ENTRIES = 1000000
 
 def folder_usage(path):
     """(KiB, entries) of the folder at ``path``, as HTCondor's starter measures a job's
-    scratch folder: the sizes of the files in it and its folders, at any depth, in KiB
-    rounded up (a symbolic link is an entry, never followed, and counts no bytes), and
-    how many entries they all have; (0, 0) when it cannot be read. Walked by open folders, so
-    that a job that swaps a folder for a link meanwhile sends it nowhere else."""
-    size = count = 0
-    try:
-        for _top, dirs, files, top_fd in os.fwalk(path, follow_symlinks=False):
-            count += len(dirs) + len(files)
-            for name in files:
-                try:
-                    st = os.stat(name, dir_fd=top_fd, follow_symlinks=False)
-                except OSError:
-                    continue
-                if stat.S_ISREG(st.st_mode):
-                    size += st.st_size
-            if count >= MOST_ENTRIES:
-                break
-    except OSError:
-        return 0, 0
+    scratch folder: the sizes of the files in it and its folders, at any depth (to
+    ``fstree.MOST_DEPTH``), in KiB rounded up (a symbolic link is an entry, never
+    followed, and counts no bytes), and how many entries they all have; (0, 0) when it
+    cannot be read. Walked by open folders, so that a job that swaps a folder for a link
+    meanwhile sends it nowhere else."""
+    from gridtools import fstree
+    size, count = fstree.usage(path, MOST_ENTRIES)
     return (size + 1023) // 1024, count

@@ -459,11 +459,11 @@ class _Recycler:
         except OSError:
             return
         try:
-            self._empty_at(parent_fd, name)
+            self._empty_at(parent_fd, name, 0)
         finally:
             os.close(parent_fd)
 
-    def _empty_at(self, parent_fd, name):
+    def _empty_at(self, parent_fd, name, depth):
         try:
             fd = os.open(name, _FOLDER, dir_fd=parent_fd)
         except FileNotFoundError:
@@ -480,8 +480,8 @@ class _Recycler:
             with os.scandir(fd) as entries:
                 inside = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
             for entry, is_dir in inside:
-                if is_dir:
-                    self._empty_at(fd, entry)
+                if is_dir and depth < KEPT_DEPTH:
+                    self._empty_at(fd, entry, depth + 1)
                 else:
                     _remove_at(fd, entry)
             if keep:                    # (what could not be removed stays: then it is not kept)
@@ -511,29 +511,18 @@ def _take_over(fd):
         pass
 
 
+#: the depth of the folders the recycler may keep (a job's, its tasks', their parallel
+#: tasks'); deeper ones are removed
+KEPT_DEPTH = 2
 #: how the recycler opens a folder: never through a link
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _remove_at(dir_fd, name):
     """Remove entry ``name`` of the open folder ``dir_fd`` (a file, a link itself, or a
-    folder and what it holds, walked from descriptor to descriptor)."""
-    try:
-        os.unlink(name, dir_fd=dir_fd)
-        return
-    except FileNotFoundError:
-        return
-    except (IsADirectoryError, PermissionError):
-        pass                            # (a folder: unlink refuses it)
-    except OSError:
-        return
-    try:
-        os.rmdir(name, dir_fd=dir_fd)
-    except FileNotFoundError:
-        pass
-    except OSError:
-        import shutil
-        shutil.rmtree(name, dir_fd=dir_fd, ignore_errors=True)     # (descriptor-based: follows no link)
+    folder and what it holds at any depth, walked from descriptor to descriptor)."""
+    from gridtools import fstree
+    fstree.remove_at(dir_fd, name)
 
 
 class _FreshFolders:
