@@ -508,6 +508,16 @@ def _last_checkpoint(store):
     return os.path.join(store, max(names, key=lambda n: int(n[len(KEPT):]))) if names else None
 
 
+def _remove_in(folder, name):
+    """Remove ``name`` of ``folder`` (a tree of any depth), following no link."""
+    from gridtools import fstree
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fstree.remove_at(fd, name)
+    finally:
+        os.close(fd)
+
+
 def save_checkpoint(plan, store):
     """A job that exited with its checkpoint_exit_code: keep its checkpoint files (its
     transfer_checkpoint_files, else its transfer_output_files, else what it made or
@@ -524,7 +534,7 @@ def save_checkpoint(plan, store):
     def work():
         import time
         fresh = os.path.join(store, NEXT)
-        shutil.rmtree(fresh, ignore_errors=True)
+        _remove_in(store, NEXT)
         os.mkdir(fresh, 0o700)
         for name in _leaving(folder, wanted, before, own):
             path = os.path.join(folder, name)
@@ -534,7 +544,7 @@ def save_checkpoint(plan, store):
         os.rename(fresh, os.path.join(store, f"{KEPT}{newest}"))
         for name in os.listdir(store):
             if name.startswith(KEPT) and name != f"{KEPT}{newest}":
-                shutil.rmtree(os.path.join(store, name), ignore_errors=True)
+                _remove_in(store, name)
         return ""
     code, said = _as_owner(plan, work)
     return code == 0, said
