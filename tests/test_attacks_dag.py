@@ -57,34 +57,45 @@ def _out(folder, name):
         return fh.read()
 
 
-@pytest.mark.parametrize("owner", ["root", "alice"])
+@pytest.mark.parametrize("owner", ["root", "alice", "alice's folder"])
 @pytest.mark.parametrize("planted", ["link", "file"])
 def test_a_lock_file_another_user_left_is_neither_written_nor_taken(cell, workdir, users, owner, planted):
-    """bob leaves, at the name of the victim's DAG lock, a link to a file of the
-    victim's (which the manager would have cut to its 96-byte record) or a lock file of
-    his own. The manager ends without running the DAG, says why, and the file the link
-    names is as it was."""
+    """bob leaves, at the name of the victim's DAG lock and nodes log, a link to a file
+    of the victim's (which the manager would have cut to its 96-byte record) or a file
+    of his own. Where the victim may remove it (root; alice in a sticky folder of her
+    own) the manager removes it, says so and runs the DAG; where not (alice in root's
+    sticky folder, as /tmp) it ends without running the DAG and says why. The file the
+    link names is as it was."""
     alice, bob = users[0], users[1]
     user = None if owner == "root" else alice
     shared = sticky_folder(workdir)
+    if owner == "alice's folder":
+        _give(shared, alice)
     victim = os.path.join(private_folder(workdir, "victim", user), "precious.txt")
     with open(victim, "w") as fh:
         fh.write(PRECIOUS)
     _give(victim, user)
     _dag(shared, "a.dag", user)
-    lock = os.path.join(shared, "a.dag.lock")
-    if planted == "link":
-        user_py(cell, bob, f"import os; os.symlink({victim!r}, {lock!r})", check=True)
-    else:
-        user_py(cell, bob, f"open({lock!r}, 'w').write('1 1 elsewhere 0 0')", check=True)
+    for name in ("a.dag.lock", "a.dag.nodes.log"):
+        planted_at = os.path.join(shared, name)
+        if planted == "link":
+            user_py(cell, bob, f"import os; os.symlink({victim!r}, {planted_at!r})", check=True)
+        else:
+            user_py(cell, bob, f"open({planted_at!r}, 'w').write('1 1 elsewhere 0 0')", check=True)
     _run_dag(cell, shared, "a.dag", user)
     assert open(victim).read() == PRECIOUS
-    assert not os.path.exists(os.path.join(shared, "a.dag.order"))          # the node never ran
     said = _out(shared, "a.dag")
-    whys = ["Permission denied"] if planted == "link" else \
-        [f"it belongs to another user (uid {pwd.getpwnam(bob).pw_uid})", "Permission denied"]    # (alice may not write it)
-    assert any(f"cannot open lock a.dag.lock: {why}" in said for why in whys), said
-    assert "ends without running a.dag" in said, said
+    if owner == "alice":
+        assert not os.path.exists(os.path.join(shared, "a.dag.order"))          # the node never ran
+        whys = ["Permission denied"] if planted == "link" else \
+            [f"it belongs to another user (uid {pwd.getpwnam(bob).pw_uid})", "Permission denied"]
+        assert any(f"cannot open lock a.dag.lock: {why}" in said for why in whys), said
+        assert "ends without running a.dag" in said, said
+        return
+    assert "WARNING: removed a.dag.lock, which was not a file of this DAG's owner" in said, said
+    assert "WARNING: removed a.dag.nodes.log, which was not a file of this DAG's owner" in said
+    assert open(os.path.join(shared, "a.dag.order")).read() == "A\n"
+    assert "EXITING WITH STATUS 0" in said, said
 
 
 def test_a_rescue_dag_of_another_user_marks_nothing_done(cell, workdir, users):

@@ -147,6 +147,32 @@ def move_aside_own(path, new_name):
         os.close(fd)
 
 
+def remove_planted(path):
+    """Remove what ``path`` names when it is not a regular file of the caller's own (a
+    file or link of another user's, a FIFO), the folder walked as ``open_own`` walks it
+    and the kernel's rules deciding whether the caller may (its own folder, one it may
+    write that is not sticky); True when one was removed."""
+    try:
+        fd = open_own(os.path.dirname(path) or ".", _FOLDER)
+    except OSError:
+        return False
+    try:
+        name = os.path.basename(path)
+        try:
+            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except OSError:
+            return False
+        if stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
+            return False
+        try:
+            os.unlink(name, dir_fd=fd)
+        except OSError:
+            return False
+        return True
+    finally:
+        os.close(fd)
+
+
 def makedirs_own(path, mode=0o777):
     """Make the folders of ``path`` that are missing, ``path`` too (``mode``), walking it
     as ``open_own`` does; an OSError when one cannot be made or is not a folder."""

@@ -540,6 +540,10 @@ def _lock(opts, log):
     """The DAG's lock (``daglock``), or None when another manager runs the DAG (said in
     the DAG's log and on stderr, which is DAGFILE.lib.err)."""
     from gridtools.cli.condor import daglock
+    from gridtools.ownfiles import remove_planted
+    for path in (opts["lockfile"], opts["dag"] + ".nodes.log"):
+        if remove_planted(path):        # (another user's, in a folder of the DAG's owner)
+            log(f"WARNING: removed {path}, which was not a file of this DAG's owner")
     try:
         lock, holder = daglock.take(opts["lockfile"], own_job_id(), _size(opts["dag"] + ".nodes.log"))
     except GridError as exc:
