@@ -926,3 +926,17 @@ def test_a_container_job_waits_for_a_container_runtime(cell, workdir):
     assert "TARGET.HasContainer" in analysis and "No machines matched" in analysis
     proc = cell.run("condor_submit", cwd=workdir, input="universe = docker\nqueue\n")
     assert (proc.returncode, proc.stderr) == (1, "ERROR: docker jobs require a docker_image\n")
+
+
+def test_a_folder_named_with_a_trailing_slash_sends_its_contents_whether_relative_or_absolute(cell, workdir):
+    """transfer_input_files: ``dir`` sends the folder, ``dir/`` what it holds (HTCondor's
+    rule), for a name relative to the initial directory as for an absolute one."""
+    for name in ("rel", "abs", "whole"):
+        os.makedirs(os.path.join(workdir, name, "in"))
+        write(os.path.join(workdir, name, "in", f"{name}.txt"), f"{name}\n")
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'find . -name ''*.txt'' | sort > found'\"\n"
+                           "should_transfer_files = YES\ntransfer_output_files = found\n"
+                           f"transfer_input_files = rel/in/, {workdir}/abs/in/, whole/in\nlog = t.log\nqueue\n",
+                     cwd=workdir)
+    wait_events(os.path.join(workdir, "t.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
+    assert open(os.path.join(workdir, "found")).read() == "./abs.txt\n./in/whole.txt\n./rel.txt\n"

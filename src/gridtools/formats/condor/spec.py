@@ -108,7 +108,12 @@ def _environment(text):
 
 
 def _path(iwd, path):
-    return path if path.startswith("/") else ospaths.normpath(ospaths.join(iwd, path))
+    """``path`` read from the folder ``iwd``; a trailing slash stays (in
+    transfer_input_files it sends a folder's contents, not the folder)."""
+    if path.startswith("/"):
+        return path
+    found = ospaths.normpath(ospaths.join(iwd, path))
+    return found + "/" if path.endswith("/") and not found.endswith("/") else found
 
 
 def _file_list(text):
