@@ -8,6 +8,7 @@ import re
 import textwrap
 import time
 
+from attack_tools import user_py
 from conftest import wait_for
 from qtools import jid_of
 
@@ -97,6 +98,36 @@ def test_suspending_the_job_stops_what_it_left_outside_its_process_group(cell, u
     assert _state(loop) == "T"              # (stopped, not between two samples)
     cell.run("qmod", "-usj", str(jid), check=True)
     assert wait_for(lambda: _state(loop) in "RS", timeout=10)
+    cell.run("qdel", str(jid), check=True)
+    cell.wait_finished(jid, timeout=30)
+    assert wait_for(lambda: not _alive(loop), timeout=10)
+
+
+def _ticks(pid):
+    """The CPU clock ticks ``pid`` used (user and system)."""
+    with open(f"/proc/{pid}/stat", "rb") as fh:
+        data = fh.read()
+    fields = data[data.rfind(b")") + 2:].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def test_the_owner_s_sigcont_does_not_run_a_suspended_job_on(cell, users, workdir):
+    """A job suspended by the cell (here a manager's qmod -sj; subordination and
+    calendars suspend the same way) stays stopped when its owner sends its processes
+    SIGCONT: its cgroup is frozen too. qmod -usj runs it on."""
+    alice = users[0]
+    path, pids, _ready = _script(workdir, "cont", "while [ ! -e {busy} ]; do sleep 0.1; done; sleep 300")
+    jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", path, user=alice, cwd=workdir))
+    loop = _pids(pids)[0]                       # (a busy loop in a session of its own)
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "cont.busy")))
+    cell.run("qmod", "-sj", str(jid), check=True)
+    assert wait_for(lambda: _state(loop) == "T", timeout=10)
+    user_py(cell, alice, f"import os, signal; os.kill({loop}, signal.SIGCONT)", check=True)
+    before = _ticks(loop)
+    time.sleep(0.5)
+    assert _ticks(loop) == before               # (a busy loop that ran would have used 50 ticks)
+    cell.run("qmod", "-usj", str(jid), check=True)
+    assert wait_for(lambda: _ticks(loop) > before + 5, timeout=10)
     cell.run("qdel", str(jid), check=True)
     cell.wait_finished(jid, timeout=30)
     assert wait_for(lambda: not _alive(loop), timeout=10)

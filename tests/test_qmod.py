@@ -256,13 +256,24 @@ def test_clear_queue_error_state(cell, workdir):
     cell.wait_finished(jid)
 
 
+def _thaw(pid):
+    """Thaw the cgroup of process ``pid`` (a suspended job's is frozen as well)."""
+    with open(f"/proc/{pid}/cgroup") as fh:
+        group = [line[3:].strip() for line in fh if line.startswith("0::")][0]
+    with open("/proc/self/mounts") as fh:
+        mount = [line.split()[1] for line in fh if line.split()[2] == "cgroup2"][0]
+    with open(f"{mount}{group}/cgroup.freeze", "w") as fh:
+        fh.write("0")
+
+
 def test_force_resends_the_state(cell, workdir):
     jid = sleeper(cell, workdir)
     wait_state(cell, jid, "r")
     pid = job_pid(cell, jid)
     cell.run("qmod", "-s", "all.q", check=True)
     wait_for(lambda: stopped(pid))
-    os.kill(pid, 18)                      # someone continued the job behind the daemon's back
+    _thaw(pid)                            # root continued the job behind the daemon's back
+    os.kill(pid, 18)
     wait_for(lambda: running(pid))
     proc = cell.run("qmod", "-f", "-s", "all.q")
     assert proc.stdout == f'root@testhost forced state change of "{Q}" (suspended)\n'

@@ -71,9 +71,48 @@ def adopt(tracker):
 def join():
     """In a process forked for the task (a transfer's copying child, a prolog, an
     epilog, a PE procedure), before it takes another identity: enter the task's cgroup,
-    so that what it starts, and leaves, ends with the task and counts for it."""
-    if _CURRENT[0] is not None:
+    so that what it starts, and leaves, ends with the task and counts for it (not while
+    the task is frozen: it would stop there)."""
+    if _CURRENT[0] is not None and not _CURRENT[0].frozen:
         _CURRENT[0].enter()
+
+
+#: seconds ``freeze`` lets the processes of a job just sent SIGSTOP take it first
+STOP_SETTLE = 0.2
+
+
+def freeze(on):
+    """Freeze (``on``) or thaw the task's cgroup, when it has one: a suspended job stays
+    stopped whatever its processes are sent meanwhile (its owner's SIGCONT), and what
+    escaped its process group is stopped with it. Before it freezes, the job's processes
+    just sent SIGSTOP are given STOP_SETTLE seconds to stop (they show as stopped, "T",
+    as a suspended job's processes do; one frozen first would show as sleeping). True
+    when done."""
+    tracker = _CURRENT[0]
+    if tracker is None:
+        return False
+    if on:
+        _settle(tracker)
+    return tracker.freeze(on)
+
+
+def _settle(tracker):
+    """Wait (up to STOP_SETTLE seconds) until every process in ``tracker`` is stopped."""
+    import time
+    from gridtools.exec.jobproc import stat_fields
+    until = time.monotonic() + STOP_SETTLE
+    while True:
+        running = False
+        for pid in tracker.pids():
+            try:
+                running = stat_fields(pid)[0] not in (b"T", b"t", b"Z", b"X")
+            except (OSError, IndexError):
+                continue
+            if running:
+                break
+        if not running or time.monotonic() > until:
+            return
+        time.sleep(0.005)
 
 
 def become_subreaper():
@@ -205,6 +244,7 @@ class Tracker:
     def __init__(self, path, home):
         self.path = path
         self.home = home                # the folder of the shepherd's own cgroup
+        self.frozen = False
 
     @classmethod
     def make(cls, name):
@@ -255,6 +295,13 @@ class Tracker:
             return int(fields["user_usec"]) / 1e6, int(fields["system_usec"]) / 1e6
         except (KeyError, ValueError):
             return None
+
+    def freeze(self, on):
+        """Freeze or thaw every process in the cgroup (``cgroup.freeze``); True when done."""
+        done = _write(os.path.join(self.path, "cgroup.freeze"), "1" if on else "0")
+        if done:
+            self.frozen = bool(on)
+        return done
 
     def kill(self):
         """Have the kernel kill every process in the cgroup (``cgroup.kill``), or freeze

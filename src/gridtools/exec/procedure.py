@@ -78,27 +78,43 @@ def run_method(plan, command, pid):
 
 
 def suspend(plan, pid):
-    """Stop the job: its suspend_method (a command or a signal), else SIGSTOP."""
-    _command_or_signal(plan, "suspend_method", signal.SIGSTOP, pid)
+    """Stop the job: its suspend_method (a command or a signal), else SIGSTOP. Stopped by
+    SIGSTOP, its cgroup is frozen as well (``leftovers.freeze``): its owner's SIGCONT
+    cannot run it on, nor can a process of it that left its process group go on."""
+    if _command_or_signal(plan, "suspend_method", signal.SIGSTOP, pid) == signal.SIGSTOP:
+        from gridtools.exec import leftovers
+        leftovers.freeze(True)
 
 
 def resume(plan, pid):
-    """Continue the job: its resume_method (a command or a signal), else SIGCONT."""
+    """Continue the job: its cgroup thawed, its resume_method (a command or a signal),
+    else SIGCONT."""
+    _thaw()
     _command_or_signal(plan, "resume_method", signal.SIGCONT, pid)
 
 
+def _thaw():
+    from gridtools.exec import leftovers
+    leftovers.freeze(False)
+
+
 def _command_or_signal(plan, key, default, pid):
+    """Run the method ``key`` of the plan, or send its signal (``default`` when none);
+    the signal sent, or None."""
     method = _method(plan, key)
     if method and method.startswith("/"):
         run_method(plan, method, pid)
-    else:
-        signal_job(pid, signal_named(method, default))
+        return None
+    sent = signal_named(method, default)
+    signal_job(pid, sent)
+    return sent
 
 
 def terminate(plan, pid):
     """End the job: its terminate_method (the queue's command or signal; an HTCondor
     job's KillSig, which is only ever a signal), or SIGKILL to the whole process group."""
     method = _method(plan, "terminate_method")
+    _thaw()
     signal_job(pid, signal.SIGCONT)
     if method and method.startswith("/"):
         run_method(plan, method, pid)

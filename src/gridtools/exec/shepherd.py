@@ -655,6 +655,8 @@ class Shepherd:
         """End what the job left running (``leftovers.end_all``); the usage of all its
         processes but its own: those ended now, those waited for while it ran, and,
         from its cgroup, the CPU time of those nobody waited for."""
+        if self.tracker is not None and self.tracker.frozen:
+            self.tracker.freeze(False)  # (ended while suspended: its epilog may run in it)
         left = leftovers.end_all(tracker=self.tracker)
         left.merge(self.reaped)
         self.reaped = leftovers.Usage()
