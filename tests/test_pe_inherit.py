@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
-from qtools import add_object, jid_of
+from qtools import add_object, jid_of, wait_state
 
 PE = """pe_name            {name}
 slots              999
@@ -298,3 +298,30 @@ def test_per_slot_limits_of_the_master_and_of_a_task(two_hosts, workdir):
     lines = open(f"{workdir}/limits").read().splitlines()
     assert lines[:2] == ["master 614400", "task 307200"]
     assert sorted(lines[2:]) == ["node2", "testhost"]
+
+
+def test_a_refused_task_request_leaves_no_folder(cell, workdir, users):
+    """The owner of a running job asks for tasks the daemon refuses (no command; streams
+    that are not a mapping): each is answered with one error line, and the job's task
+    folder holds no ``pe.<n>`` folder for them (each used to leave one, and every later
+    request listed them all)."""
+    from attack_tools import forge_request
+    alice = users[0]
+    text = PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE")
+    add_object(cell, "-Ap", "".join(line.split()[0] + " NONE\n" if "_proc_args" in line else line + "\n"
+                                    for line in text.splitlines()))
+    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
+    jid = jid_of(cell.qsub("-pe", "rr", "1", "-o", "/dev/null", "-j", "y", "-b", "y", "sleep", "300",
+                           user=alice, cwd=workdir))
+    wait_state(cell, jid, "r")
+    folder = os.path.join(cell.root, "spool", "jobs", str(jid), "1")
+    host = cell.host
+    for body, why in (({"job_id": jid, "task": 1, "host": host, "command": [], "streams": {}},
+                       "error: no command given"),
+                      ({"job_id": jid, "task": 1, "host": host, "command": ["true"], "streams": "x"},
+                       "error: invalid request")):
+        for _ in range(3):
+            _name, reply = forge_request(cell, alice, "pe_task", body)
+            assert reply[0] == 1 and reply[2] == why + "\n", reply
+    assert [n for n in os.listdir(folder) if n.startswith("pe.")] == []
+    cell.run("qdel", str(jid), user=alice, check=True)

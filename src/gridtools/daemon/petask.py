@@ -163,6 +163,8 @@ def _plan(dispatcher, job, task, host, body, tdir):
     if not command:
         raise Refused("error: no command given")
     streams = body.get("streams") or {}
+    if not isinstance(streams, dict):
+        raise Refused("error: invalid request")
     plan["env"] = _environment(plan, body.get("env"))
     noshell = bool(body.get("noshell"))
     exe, argv = _command(job, command, noshell)
@@ -232,13 +234,12 @@ def start(state, dispatcher, req, now):
     try:
         job, task, host = _target(state, req)
         known = _tasks(state)
-        folder = jobstore.task_dir(job.id, task.number)
-        ident = max([n for n, _path in _folders(folder)] + [0]) + 1
-        tdir = os.path.join(folder, f"pe.{ident}")
-        makedirs(tdir, jobstore.DIR_MODE)      # (others pass through, list nothing)
+        ident = _next_ident(state, job, task.number)
+        tdir = os.path.join(jobstore.task_dir(job.id, task.number), f"pe.{ident}")
         plan = _plan(dispatcher, job, task, host, req.body, tdir)
     except Refused as exc:
         return 1, "", f"{exc}\n"
+    makedirs(tdir, jobstore.DIR_MODE)          # (others pass through, list nothing)
     info = {"host": host, "start": now, "queue": task.queue}
     from gridtools.formats import spoolyaml
     from gridtools.spool.files import atomic_write
@@ -248,6 +249,28 @@ def start(state, dispatcher, req, now):
     dispatcher.execution.run_plan(plan, tdir, host)
     state.log(f"I|job {job.id}.{task.number}: task {ident}.{host} started")
     return 0, tdir + "\n", ""
+
+
+#: tasks whose next ``pe.<n>`` number ``_next_ident`` keeps before it forgets those of
+#: jobs gone
+MOST_NUMBERED = 1000
+
+
+def _next_ident(state, job, number):
+    """The number of the next task inside task ``number`` of ``job``: one more than the
+    last given, found from its folders once a daemon (a request refused before its
+    folder is made takes none, and asks no listing)."""
+    given = getattr(state, "pe_numbers", None)
+    if given is None:
+        given = state.pe_numbers = {}
+    key = (job.id, number)
+    if key not in given:
+        if len(given) >= MOST_NUMBERED:
+            for old in [k for k in given if k[0] not in state.jobs]:
+                del given[old]
+        given[key] = max([n for n, _path in _folders(jobstore.task_dir(job.id, number))] + [0])
+    given[key] += 1
+    return given[key]
 
 
 def _end_orphan(state, key, info):
