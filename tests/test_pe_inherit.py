@@ -325,3 +325,38 @@ def test_a_refused_task_request_leaves_no_folder(cell, workdir, users):
             assert reply[0] == 1 and reply[2] == why + "\n", reply
     assert [n for n in os.listdir(folder) if n.startswith("pe.")] == []
     cell.run("qdel", str(jid), user=alice, check=True)
+
+
+TERMINATED = """#!/bin/sh
+other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
+qrsh -inherit -wd /nonexistent.gt "$other" true; echo "wd $?"
+qrsh -inherit "$other" 'echo $$ > {dir}/slave.pid; exec sleep 120' &
+c=$!; echo $c > {dir}/client.pid
+wait $c; echo "client $?"
+ls -d "$TMPDIR"/gtqrsh-* 2>/dev/null | wc -l | sed 's/^ */left /'
+"""
+
+
+def test_qrsh_inherit_says_why_a_task_did_not_start_and_cleans_up_when_terminated(two_hosts, workdir):
+    """A task that could not start (its working directory is missing) is told in Grid
+    Engine's words; a qrsh -inherit ended by SIGTERM ends with 143 and leaves none of
+    its FIFOs behind, and its task ends."""
+    cell = two_hosts
+    text = PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE")
+    add_object(cell, "-Ap", text)
+    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
+    jid = jid_of(cell.qsub("-V", "-pe", "rr", "4", "-o", f"{workdir}/term.out", "-e", f"{workdir}/term.err",
+                           input=TERMINATED.format(dir=workdir), cwd=workdir))
+
+    def pids():
+        try:
+            return [int(open(f"{workdir}/{n}.pid").read()) for n in ("client", "slave")]
+        except (OSError, ValueError):
+            return None
+    client, slave = wait_for(pids, timeout=30)
+    os.kill(client, 15)
+    wait_for(lambda: not _alive(slave), timeout=15)
+    cell.wait_finished(jid, timeout=30)
+    assert open(f"{workdir}/term.out").read() == "wd 1\nclient 143\nleft 0\n"
+    assert open(f"{workdir}/term.err").read() == (
+        f"executing task of job {jid} failed: can't chdir to /nonexistent.gt: No such file or directory\n")

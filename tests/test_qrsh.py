@@ -410,3 +410,10 @@ def test_without_a_command_qrsh_and_qlogin_run_an_interactive_shell(cell, workdi
     proc = cell.run("qlogin", "hostname", cwd=workdir)
     assert (proc.returncode, proc.stderr) == (2, 'qlogin: invalid option argument "hostname"\n')
     assert cell.run("qlogin", "-help").stdout.splitlines()[1] == "usage: qlogin [options]"
+
+
+def test_qrsh_says_why_its_job_could_not_start(cell, workdir):
+    proc = cell.run("qrsh", "-wd", "/nonexistent.gt", "true", cwd=workdir)
+    assert proc.returncode == 1
+    assert proc.stderr == "Could not start interactive job: can't chdir to /nonexistent.gt: No such file or directory\n"
+    assert proc.stdout == ""

@@ -39,6 +39,9 @@ from gridtools.cli.sge import options, submit
 from gridtools.errors import GridError, UsageError
 
 POLL = 0.05
+#: the failures (accounting's ``failed``) of a job whose command never ran: its prolog,
+#: its PE's start procedure, its shell, its working directory, its streams
+NOT_STARTED = (8, 10, 11, 26, 27, 28)
 #: the signals that end qrsh and delete its job
 ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
@@ -281,6 +284,9 @@ def run_job(spec, relay, verbose=False):
                 if "immediate" in task.get("failed_reason", ""):
                     sys.stderr.write('Your "qrsh" request could not be scheduled, try again later.\n')
                 return 1
+            if task.get("failed") in NOT_STARTED:
+                why = str(task.get("failed_reason") or "failed")
+                sys.stderr.write(f"Could not start interactive job: {why}\n")
             return int(task["exit_status"])
 
 

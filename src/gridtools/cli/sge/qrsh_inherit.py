@@ -25,7 +25,7 @@ process (``exec.client``): a task whose qrsh -inherit went away is ended.
 import os
 import sys
 
-from gridtools.cli.sge.qrsh import Relay, _fifos
+from gridtools.cli.sge.qrsh import NOT_STARTED, Ended, Relay, _catch_signals, _disarm, _fifos
 from gridtools.errors import GridError, UsageError
 
 #: seconds to wait for the dispatcher to start the task
@@ -164,12 +164,17 @@ def _result(folder):
     return spoolyaml.load(text) if text else None
 
 
-def _relay(relay, folder):
+def _relay(relay, folder, job_id):
+    """Relay until the task ended; its exit status. A task that could not be started
+    says why, in Grid Engine's words."""
     while True:
         relay.pump()
         result = _result(folder)
         if result is not None:
             relay.drain()
+            if result.get("failed") in NOT_STARTED:
+                why = str(result.get("failed_reason") or "failed")
+                sys.stderr.write(f"executing task of job {job_id} failed: {why}\n")
             return int(result.get("exit_status") or 0)
 
 
@@ -190,8 +195,10 @@ def main(argv, prog="qrsh"):
     except (GridError, UsageError) as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
-    folder, paths = _fifos()
+    _catch_signals()                    # (ended by a signal: the folder goes all the same)
+    folder = None
     try:
+        folder, paths = _fifos()
         relay = Relay(paths)
         if "-nostdin" in call.flags or _stdin_is_null():
             paths = dict(paths, stdin=os.devnull)
@@ -205,10 +212,14 @@ def main(argv, prog="qrsh"):
             task_id = f"{os.path.basename(result_dir)[3:]}.{host}"
             sys.stderr.write(f'Server daemon successfully started with task id "{task_id}"\n')
             sys.stderr.flush()
-        return _relay(relay, result_dir)
+        return _relay(relay, result_dir, job_id)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
+    except Ended as exc:
+        return exc.status               # (the task sees its client gone and ends)
     finally:
-        import shutil
-        shutil.rmtree(folder, ignore_errors=True)
+        _disarm()
+        if folder is not None:
+            import shutil
+            shutil.rmtree(folder, ignore_errors=True)
