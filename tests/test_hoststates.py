@@ -134,3 +134,36 @@ def test_a_host_whose_execution_daemon_went_away_is_down():
         if execd.poll() is None:
             execd.kill()
         destroy_cell(cell)
+
+
+def _slots(cell):
+    """Sorted (State, Activity, Start) of the slots condor_status shows."""
+    out = cell.run("condor_status", "-af", "State", "Activity", "Start", check=True).stdout
+    return sorted(tuple(line.split()) for line in out.splitlines())
+
+
+def test_condor_status_shows_a_drained_or_suspended_host_as_a_startd_does(cell, workdir):
+    """Drained, a host's claimed slot retires and its other slots are Drained, counted
+    in the summary's Drain column; suspended, its claimed slot's job is Suspended and the
+    others take no job (Owner); START is false on every slot either way, so condor_q
+    -analyze counts none as available. A flushed host has no slot at all."""
+    from condortools import submit
+    slots = len(_slots(cell))
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nqueue\n", cwd=workdir)
+    wait_for(lambda: ("Claimed", "Busy", "true") in _slots(cell))
+    cell.run("llctl", "-h", "testhost", "drain", check=True)
+    wait_for(lambda: _slots(cell) == [("Claimed", "Retiring", "false")] + [("Drained", "Idle", "false")] * (slots - 1))
+    total = cell.run("condor_status", "-total", check=True).stdout.splitlines()
+    head, line = total[0].split(), total[-1].split()
+    assert line[0] == "Total" and line[head.index("Drain") + 1] == str(slots - 1)
+    idle = submit(cell, "executable = /bin/true\nqueue\n", cwd=workdir, name="idle.sub")
+    analysis = cell.run("condor_q", "-analyze", f"{idle}.0", check=True).stdout
+    assert f"Of {slots} machines," in analysis and "\n      0 are available to run your job\n" in analysis
+    cell.run("llctl", "-h", "testhost", "suspend", check=True)
+    wait_for(lambda: _slots(cell) == [("Claimed", "Suspended", "false")] + [("Owner", "Idle", "false")] * (slots - 1))
+    cell.run("llctl", "-h", "testhost", "flush", check=True)
+    wait_for(lambda: _slots(cell) == [])
+    analysis = cell.run("condor_q", "-analyze", f"{idle}.0", check=True).stdout
+    assert "Of 0 machines," in analysis and "\n      0 are available to run your job\n" in analysis
+    cell.run("llctl", "-h", "testhost", "resume", check=True)
+    cell.run("condor_rm", str(cluster), str(idle), check=True)

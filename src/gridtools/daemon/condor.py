@@ -441,7 +441,9 @@ class Condor:
                 continue                # a startd that is gone (or off: flushed) has no ads in the collector
             if host not in rows_of:
                 rows_of[host] = [slotads.plain(ad) for ad in ctx.host_ads(host).values()]
-            rows.extend(_owner_rows(rows_of[host], closed[host]) if host in closed else rows_of[host])
+            found = _owner_rows(rows_of[host], closed[host]) if host in closed else rows_of[host]
+            admin = state.host_states.get(host)
+            rows.extend(_host_state_rows(found, admin) if admin in ("drain", "suspend") else found)
         schedd = self.facts.schedd_cron() if self.facts.schedd_cron is not None else ()
         return {"slots": rows, "schedd": [[name, expr.unparse(True)] for name, expr in schedd], "negotiator": {
             "time": self.negotiated, "mode": "negotiator" if self._negotiating(state) else "sge",
@@ -511,6 +513,24 @@ def _owner_rows(rows, open_slots):
             else:
                 values = {**values, "State": "Owner", "Activity": "Idle", "Start": False}
                 exprs = {k: v for k, v in exprs.items() if k != "Start"}
+        out.append([values, exprs])
+    return out
+
+
+def _host_state_rows(rows, admin):
+    """The slot rows of a host an operator drained or suspended (``llctl``, ``gridtools
+    host``), as a startd shows them: draining, its claimed slots retire and the others
+    are Drained; suspended, its claimed slots' jobs are Suspended and the others take
+    no job (Owner). Either way START is false."""
+    out = []
+    for values, exprs in rows:
+        state = values.get("State")
+        if state == "Claimed" and values.get("Activity") == "Busy":
+            values = {**values, "Activity": "Retiring" if admin == "drain" else "Suspended"}
+        elif state in ("Unclaimed", "Owner"):
+            values = {**values, "State": "Drained" if admin == "drain" else "Owner", "Activity": "Idle"}
+        values = {**values, "Start": False}
+        exprs = {k: v for k, v in exprs.items() if k != "Start"}
         out.append([values, exprs])
     return out
 

@@ -122,7 +122,7 @@ def slots(snap, everyone, now, opts):
     if opts.slotads:
         from gridtools.cli.condor.qjobads import read_ads
         machines = read_ads(opts.slotads, form=opts.slotads_form)
-    elif snap.get("slots"):
+    elif snap.get("slots") is not None:     # (none: every startd is gone or flushed)
         from gridtools.cli.condor import adformat
         machines = [adformat.full(adformat.from_plain(item)) for item in snap["slots"]]
     else:

@@ -37,8 +37,8 @@ from gridtools.formats.condor import VERSION
 
 #: the constraints of the query modes (HTCondor's)
 MODE_CONSTRAINTS = {"avail": 'State == "Unclaimed" && Cpus > 0 && Memory > 0', "run": 'State == "Claimed"'}
-#: slot states counted by the summary, in its column order (Drain and the backfill counts stay 0)
-STATES = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting")
+#: slot states counted by the summary, in its column order (the backfill counts stay 0)
+STATES = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drained")
 _TOTAL_HEAD = ("%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s"
                % ("Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
                   "BkIdle"))
@@ -289,9 +289,9 @@ def summary(ads, first="Total", key_min=KEY_WIDTH):
     width = max(6, len(first))
 
     def numbers(row):
-        machines, owner, claimed, unclaimed, matched, preempting = row
+        machines, owner, claimed, unclaimed, matched, preempting, drained = row
         return "%*d %5d %7d %9d %7d %10d %6d %8d %6d" % (width, machines, owner, claimed, unclaimed, matched,
-                                                         preempting, 0, 0, 0)
+                                                         preempting, drained, 0, 0)
     head = _TOTAL_HEAD if first == "Total" else first.rjust(width) + _TOTAL_HEAD[6:]
     return _totals(counts, total, head, numbers, key_min=key_min)
 
