@@ -130,6 +130,25 @@ def test_start_applies_to_owners_and_reconfig_reads_it_again():
         destroy_cell(cell)
 
 
+def test_a_start_expression_read_again_applies_to_the_free_slots_at_once():
+    """condor_reconfig of a constant START: the free slots take their new state at once
+    (Owner for false, Unclaimed again for true), not at their next update."""
+    cell = make_cell(slots=2, start=False)
+    try:
+        configure(cell, "UPDATE_INTERVAL = 300\n")
+        cell.start_daemon()
+        states = lambda: cell.run("condor_status", "-af", "State").stdout.split()  # noqa: E731
+        wait_for(lambda: states() == ["Unclaimed", "Unclaimed"])
+        configure(cell, "START = False\n")
+        cell.run("condor_reconfig", check=True)
+        wait_for(lambda: states() == ["Owner", "Owner"], timeout=15)
+        configure(cell, "START = True\n")
+        cell.run("condor_reconfig", check=True)
+        wait_for(lambda: states() == ["Unclaimed", "Unclaimed"], timeout=15)
+    finally:
+        destroy_cell(cell)
+
+
 # ---------------------------------------------------------------- the negotiator
 
 @pytest.fixture

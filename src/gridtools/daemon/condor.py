@@ -101,7 +101,7 @@ class Condor:
         self.priorities.configure(userprio.settings_of(self.conf))
         state.need_schedule = True
         state.need_publish = True
-        self.machines.next_wake = now or 0.0
+        self.machines.all_due(now or 0.0)     # (a policy that changed applies at once)
         return True
 
     def publish_config(self, state):

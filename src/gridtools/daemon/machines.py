@@ -149,6 +149,12 @@ class Machines:
         if self._claims_end is not None:
             self.next_wake = self._claims_end if self.next_wake is None else min(self.next_wake, self._claims_end)
 
+    def all_due(self, now):
+        """Make every slot's policy due at ``now`` (the configuration was read again)."""
+        for rec in self.slots.values():
+            rec.due = min(rec.due, now)
+        self.next_wake = now
+
     def claim_new(self, ctx, now, hints=None):
         """Only the claims of the tasks that started (``update`` without evaluating the
         policies of the slots that are due)."""
