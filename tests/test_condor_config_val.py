@@ -348,7 +348,9 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     from gridtools.daemon import history
     paths = {"ETC": cell.etc(), "SPOOL": cell.spool(), "HISTORY": cell.spool("history"),
              "JOB_EPOCH_HISTORY": history.epoch_path(),
-             "LOG": os.path.dirname(cell.spool("messages")), "BIN": binary_path()}
+             "LOG": os.path.dirname(cell.spool("messages")), "BIN": binary_path(),
+             **{f"{sub}_LOG": cell.spool("messages") for sub in ("MASTER", "SCHEDD", "STARTD", "STARTER",
+                                                                 "SHADOW", "COLLECTOR", "NEGOTIATOR")}}
     for name, path in paths.items():
         assert condor_config.expand(DEFAULTS[name], config.raw, {}, name) == path, name
     assert condor_params.default("local_dir") == cell.root() == str(tmp_path)

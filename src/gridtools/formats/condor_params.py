@@ -137,6 +137,9 @@ DEFAULTS = {
     "ETC": "$(LOCAL_DIR)/etc",
     "SPOOL": "$(LOCAL_DIR)/spool",
     "LOG": "$(SPOOL)",
+    # the one daemon logs every subsystem's lines to the cell's messages file
+    **{f"{sub}_LOG": "$(LOG)/messages" for sub in ("MASTER", "SCHEDD", "STARTD", "STARTER", "SHADOW",
+                                                   "COLLECTOR", "NEGOTIATOR")},
     "HISTORY": "$(SPOOL)/history",
     "JOB_EPOCH_HISTORY": "$(SPOOL)/epoch_history",
     # where gridtools is installed: RELEASE_DIR is the folder above its commands (below)
