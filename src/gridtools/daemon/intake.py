@@ -179,9 +179,12 @@ def record_stored_ids(state):
     ended before it recorded (their submits, applied again, are refused as in use and
     record nothing): once such a job is purged its id must not be handed out again."""
     hint = ids.peek("job")
+    if ids.damaged("job"):              # (peek read the highest id known instead)
+        state.log(f"E|{ids.hint_path('job')} says no job id: job ids go on after {hint}, the highest "
+                  "id in the spool and the accounting file")
     ahead = [job_id for job_id in state.jobs if 0 < (job_id - hint) % jobcheck.MAX_JOB_ID <= ids.WINDOW]
     last = _furthest(hint, ahead, _within_reach(state, hint, 0))
-    if last != hint:
+    if last != hint or ids.damaged("job"):
         try:
             ids.record("job", last)
         except SpoolError:

@@ -21,7 +21,7 @@ import threading
 from gridtools import cell
 from gridtools.errors import SpoolError
 from gridtools.formats import accounting as acct_format
-from gridtools.spool.files import Lock
+from gridtools.spool.files import Lock, line_break_owed
 
 
 def path():
@@ -38,13 +38,13 @@ def append(records, later=False):
     target = path()
     with Lock(target + ".lock", mode=0o600):
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+            fd = os.open(target, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise SpoolError(f"cannot write {target}: {exc.strerror}") from None
         try:
             size = os.fstat(fd).st_size
             data = (acct_format.HEADER if size == 0 else "") + "".join(acct_format.render(r) for r in records)
-            _write_all(fd, _encoded(data))
+            _write_all(fd, line_break_owed(fd) + _encoded(data))   # (a record cut short stays apart)
             if not later:
                 os.fsync(fd)
         except OSError as exc:

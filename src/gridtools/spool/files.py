@@ -146,21 +146,30 @@ def write_new(path, data, mode, owner=None):
 def append_text(path, data, mode=0o644, owner=None):
     """Append ``data`` to ``path`` (created when missing, never through a link) in one
     write, so that a process killed meanwhile leaves all of it or none; not flushed.
-    ``owner`` (uid, gid) is given the file (when run as root)."""
+    ``owner`` (uid, gid) is given the file (when run as root). A file whose last line
+    was cut short (a crash, a full disk, an edit) gets a line break first: the new
+    lines never join it."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
-    flags = posix.O_WRONLY | posix.O_CREAT | posix.O_APPEND | posix.O_NOFOLLOW | posix.O_CLOEXEC
+    flags = posix.O_RDWR | posix.O_CREAT | posix.O_APPEND | posix.O_NOFOLLOW | posix.O_CLOEXEC
     try:
         fd = posix.open(path, flags, mode)
         try:
             if owner is not None and posix.geteuid() == 0 and posix.fstat(fd).st_uid != owner[0]:
                 posix.fchown(fd, owner[0], owner[1])
                 posix.fchmod(fd, mode)
-            _write_all(fd, data)
+            _write_all(fd, line_break_owed(fd) + data)
         finally:
             posix.close(fd)
     except OSError as exc:
         raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def line_break_owed(fd):
+    """``b"\\n"`` when the file open at ``fd`` (for reading too) does not end with a
+    line break, else ``b""``."""
+    size = posix.fstat(fd).st_size
+    return b"\n" if size and posix.pread(fd, 1, size - 1) != b"\n" else b""
 
 
 def read_text(path, default=None):

@@ -1,0 +1,55 @@
+"""What a crash or a full disk leaves damaged in the spool costs no job its identity
+or its record: a job id hint that says nothing hands out no id again, and an
+accounting or history file whose last record was cut short does not swallow the next
+one."""
+
+import os
+import shutil
+
+from conftest import wait_for
+from qtools import jid_of
+
+
+def _messages(cell):
+    with open(os.path.join(cell.root, "spool", "messages")) as fh:
+        return fh.read()
+
+
+def test_a_damaged_job_id_hint_hands_out_no_id_of_an_ended_job(cell, workdir):
+    jobs = [jid_of(cell.qsub("-b", "y", "true", cwd=workdir)) for _ in range(3)]
+    for jid in jobs:
+        cell.wait_finished(jid)
+    cell.stop_daemon()
+    for jid in jobs:                            # (purged: only the accounting file knows them)
+        shutil.rmtree(os.path.join(cell.root, "spool", "jobs", str(jid)), ignore_errors=True)
+    seen = set(jobs)
+    for damage in (b"", b"garbage\n"):
+        with open(os.path.join(cell.root, "spool", "jobseqnum"), "wb") as fh:
+            fh.write(damage)
+        jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))    # (no daemon: queued)
+        assert jid > max(seen), (damage, jid, seen)
+        seen.add(jid)
+    cell.start_daemon()
+    wait_for(lambda: "says no job id: job ids go on after" in _messages(cell))
+    later = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    assert later > max(seen)
+    wait_for(lambda: int(open(os.path.join(cell.root, "spool", "jobseqnum")).read()) >= later)
+
+
+def test_a_record_cut_short_does_not_swallow_the_next_one(cell, workdir):
+    first = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    cell.wait_finished(first)
+    cell.stop_daemon()
+    for name in ("accounting", "history"):
+        with open(os.path.join(cell.root, "spool", name), "ab") as fh:
+            fh.write(b"all.q:testhost:root:root:cut:99999:sge:0" if name == "accounting" else b"ClusterId = 99")
+    cell.start_daemon()
+    second = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    cell.wait_finished(second)
+    proc = cell.run("qacct", "-j", str(second))
+    assert proc.returncode == 0 and f"jobnumber    {second}" in proc.stdout, proc.stdout + proc.stderr
+    condor = cell.run("condor_submit", "-terse", "-", input="executable = /bin/true\nqueue\n", cwd=workdir)
+    cluster = int(condor.stdout.split(".")[0])
+    wait_for(lambda: cell.run("condor_history", str(cluster), "-af", "ClusterId").stdout == f"{cluster}\n")
+    with open(os.path.join(cell.root, "spool", "history"), "rb") as fh:
+        assert b"ClusterId = 99\n" in fh.read()          # (the cut record stays apart)
