@@ -53,3 +53,21 @@ def test_a_record_cut_short_does_not_swallow_the_next_one(cell, workdir):
     wait_for(lambda: cell.run("condor_history", str(cluster), "-af", "ClusterId").stdout == f"{cluster}\n")
     with open(os.path.join(cell.root, "spool", "history"), "rb") as fh:
         assert b"ClusterId = 99\n" in fh.read()          # (the cut record stays apart)
+
+
+def test_damaged_usage_and_user_priorities_are_set_aside_and_said(cell, workdir):
+    """A usage record or user priority file that is not JSON is not taken silently for
+    none: the daemon logs it, keeps the file aside in the quarantine and goes on."""
+    cell.stop_daemon()
+    spool = os.path.join(cell.root, "spool")
+    with open(os.path.join(spool, "usage.json"), "w") as fh:
+        fh.write("xx")
+    open(os.path.join(spool, "userprio.json"), "w").close()
+    cell.start_daemon()
+    wait_for(lambda: "usage record" in _messages(cell) and "user priorities" in _messages(cell))
+    said = _messages(cell)
+    assert "not read: it is not JSON; share-tree usage starts afresh (the file is kept in " in said
+    assert "not read: it is not JSON; every user starts afresh (the file is kept in " in said
+    kept = os.path.join(spool, "quarantine", "spool")
+    assert "xx" == open(os.path.join(kept, "usage.json")).read()
+    assert cell.run("qstat", "-u", "*").returncode == 0

@@ -27,13 +27,16 @@ class Keeper:
         self.halftime = None         # the half-lives in force, seconds of cpu, mem, io
 
     def load(self, log):
-        data = store.load()
-        if data is None:
-            return
         try:
+            data = store.load()
+            if data is None:
+                return
             self.ledger = Ledger.from_data(data)
         except ValueError as exc:
-            log(f"E|usage record {store.path()} not read: {exc}")
+            from gridtools.spool import quarantine
+            kept = quarantine.set_aside(store.path(), f"not read: {exc}")
+            log(f"E|usage record {store.path()} not read: {exc}; share-tree usage starts afresh"
+                + (f" (the file is kept in {quarantine.relative(kept)})" if kept else ""))
 
     def configure(self, policy, now):
         """Follow sched_conf's halftime and halflife_decay_list (a PolicyConfig)."""

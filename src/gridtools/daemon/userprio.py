@@ -37,13 +37,17 @@ class Priorities:
         self.held_changed = False    # what submitters hold changed since the last write
 
     def load(self, log, settings):
-        data = condorstate.load(condorstate.USERPRIO)
-        if data is not None:
-            try:
+        try:
+            data = condorstate.load(condorstate.USERPRIO, strict=True)
+            if data is not None:
                 self.accountant = Accountant.from_data(data, settings)
                 return
-            except ValueError as exc:
-                log(f"E|user priorities {condorstate.path(condorstate.USERPRIO)} not read: {exc}")
+        except ValueError as exc:
+            from gridtools.spool import quarantine
+            where = condorstate.path(condorstate.USERPRIO)
+            kept = quarantine.set_aside(where, f"not read: {exc}")
+            log(f"E|user priorities {where} not read: {exc}; every user starts afresh"
+                + (f" (the file is kept in {quarantine.relative(kept)})" if kept else ""))
         self.accountant = Accountant(settings)
 
     def configure(self, settings):

@@ -23,17 +23,20 @@ def path(name):
     return cell.spool(name)
 
 
-def load(name):
-    """The stored plain data, or None when there is none (or it cannot be read)."""
+def load(name, strict=False):
+    """The stored plain data, or None when there is none (or it cannot be read); with
+    ``strict``, a file that is there but not JSON (or empty) raises ValueError."""
     try:
         text = read_text(path(name))
     except OSError:
         return None
-    if not text:
+    if text is None or not text and not strict:
         return None
     try:
         return json.loads(text)
     except ValueError:
+        if strict:
+            raise ValueError("it is not JSON") from None
         return None
 
 

@@ -18,14 +18,15 @@ def path():
 
 
 def load():
-    """The stored plain data, or None when there is none (or it cannot be read)."""
+    """The stored plain data, or None when there is none; a file that is there but not
+    JSON (or empty) raises ValueError."""
     text = read_text(path())
-    if not text:
+    if text is None:
         return None
     try:
         return json.loads(text)
     except ValueError:
-        return None
+        raise ValueError("it is not JSON") from None
 
 
 def save(data):
