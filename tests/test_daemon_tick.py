@@ -591,3 +591,63 @@ def test_a_start_expression_that_does_not_parse_matches_nothing_and_passes_go_on
     messages = open(os.path.join(cell.root, "spool", "messages")).read()
     assert "cut short" not in messages, messages
     assert jid in daemon.state.jobs and not daemon.state.jobs[jid].is_finished()
+
+
+#: an expression whose evaluation goes over its budget (regular expression backtracking)
+REDOS = 'regexp("^(a|aa)*$", strcat("' + "a" * 100 + 'b", ProcId))'
+
+
+def test_costly_requests_of_a_cluster_s_procs_cost_one_evaluation_not_one_per_proc(ticking):
+    """Procs whose requests read ProcId through an expression over the budget of an
+    evaluation: the daemon stops reading them at the first that went over (proc 0's
+    requests stand in), instead of paying the budget for each proc at each change."""
+    from gridtools.classad.budget import over_budget
+    cell, daemon, _fake = ticking
+    seen = over_budget()
+    cluster = _condor_submit(cell, daemon, "req.sub", "executable = /bin/true\nhold = true\n"
+                             f"request_memory = ifThenElse({REDOS}, 64, 32 + ProcId)\nqueue 40\n")
+    daemon.tick()
+    daemon.tick()
+    assert cluster in daemon.state.jobs
+    assert over_budget() - seen <= 4, over_budget() - seen     # (proc 0 at intake, then one)
+    said = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert f"job {cluster}: the requests of its procs cannot be read, proc 0's stand in" in said
+
+
+def test_costly_user_log_paths_cost_one_evaluation_per_change_of_the_job(ticking):
+    """A cluster whose UserLog is an expression over the budget: its events go to no log,
+    and writing them costs one such evaluation, not one per proc."""
+    from gridtools.classad.budget import over_budget
+    cell, daemon, _fake = ticking
+    seen = over_budget()
+    cluster = _condor_submit(cell, daemon, "log.sub", "executable = /bin/true\nhold = true\n"
+                             f'+UserLog = ifThenElse({REDOS}, "/tmp/x.log", "/tmp/y.log")\nqueue 40\n')
+    daemon.tick()
+    assert cluster in daemon.state.jobs
+    first = over_budget() - seen
+    assert first <= 2, first
+    ask(cell, daemon, "condor_rm", str(cluster))
+    daemon.tick()
+    assert over_budget() - seen - first <= 2
+    assert not os.path.exists("/tmp/x.log") and not os.path.exists("/tmp/y.log")
+
+
+def test_other_job_remove_requirements_over_the_budget_are_given_up(ticking):
+    """condor_rm of a job whose OtherJobRemoveRequirements go over the budget of an
+    evaluation for the owner's other procs: the daemon gives the expression up at the
+    first such evaluation (the messages file says so) and removes nothing else."""
+    from gridtools.classad.budget import over_budget
+    cell, daemon, _fake = ticking
+    others = _condor_submit(cell, daemon, "others.sub", "executable = /bin/true\nhold = true\nqueue 40\n")
+    text = REDOS.replace('"', '\\"')
+    remover = _condor_submit(cell, daemon, "rm.sub", "executable = /bin/true\nhold = true\n"
+                             f'+OtherJobRemoveRequirements = "{text}"\nqueue\n')
+    daemon.tick()
+    seen = over_budget()
+    ask(cell, daemon, "condor_rm", str(remover))
+    for _ in range(3):
+        daemon.tick()
+    assert over_budget() - seen <= 2, over_budget() - seen
+    assert len(_live(daemon, others)) == 40
+    said = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert "OtherJobRemoveRequirements of root's removed jobs went over its budget" in said

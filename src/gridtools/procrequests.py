@@ -40,6 +40,11 @@ def set_proc(ad, spec, number):
         ad["GlobalJobId"] = jobads.global_job_id(spec, number)
 
 
+class TooCostly(Exception):
+    """Evaluating a proc's requests went over the budget of an evaluation (classad(5),
+    COST): a cluster's procs are not read further (proc 0's requests stand in)."""
+
+
 def task_requests(spec, counted=None):
     """task number -> (pe, hard resources) of each proc of a cluster that asks for
     other resources than proc 0 (empty when all ask alike). The description holds
@@ -69,6 +74,8 @@ def task_requests(spec, counted=None):
         return {}
     base = (spec.get("resources") or {}).get("hard") or {}
     found, ad = {}, first.copy()
+    from gridtools.classad.budget import over_budget
+    before = over_budget()
     for number in list(task_numbers(spec))[1:]:
         if differ:
             text = stored[number - 1] if number <= len(stored) else ""
@@ -78,6 +85,8 @@ def task_requests(spec, counted=None):
             ad = jobads.proc_ad(stored, number)
         set_proc(ad, spec, number)
         pe, hard = requests_of(ad, host, counted)
+        if over_budget() != before:     # (as costly for each proc: none is read further)
+            raise TooCostly(f"evaluating the requests of proc {number - 1} went over its budget")
         if (pe, hard) == (pe0, hard0):
             continue
         own = {name: value for name, value in base.items() if name not in hard0}

@@ -161,12 +161,37 @@ def spec_numbers(spec):
 LOG_ATTRS = ("UserLog", "DAGManNodesLog")
 
 
-def _log_paths(ad):
+#: (job id, the texts of its log attributes) whose evaluation went over its budget
+_COSTLY_LOGS = set()
+#: most entries of _COSTLY_LOGS (it is emptied when full)
+MOST_COSTLY_LOGS = 10000
+
+
+def _log_paths(ad, job=None):
+    """The user logs of a proc's ad (absolute paths). Once evaluating ``job``'s went over
+    the budget of an evaluation (classad(5), COST), its procs whose log attributes read
+    the same have no user log: an expression that costly, evaluated again for each proc
+    at each event, would hold the daemon up for every user."""
+    key = None
+    if job is not None:
+        from gridtools.classad.nodes import Literal
+        exprs = [ad.lookup(attr) for attr in LOG_ATTRS]
+        if any(e is not None and e.__class__ is not Literal for e in exprs):
+            key = (job.id, tuple(str(e) for e in exprs))
+            if key in _COSTLY_LOGS:
+                return []
+    from gridtools.classad.budget import over_budget
+    before = over_budget()
     found = []
     for attr in LOG_ATTRS:
         path = ad.eval(attr)
         if isinstance(path, str) and path.startswith("/") and path not in found:
             found.append(path)
+    if key is not None and over_budget() != before:
+        if len(_COSTLY_LOGS) >= MOST_COSTLY_LOGS:
+            _COSTLY_LOGS.clear()
+        _COSTLY_LOGS.add(key)
+        return []
     return found
 
 
@@ -178,7 +203,7 @@ def write_events(state, job, items):
         return
     by_path = {}
     for number, kind, info, when, *sub in items:
-        for path in _log_paths(proc_ad(job, number)):
+        for path in _log_paths(proc_ad(job, number), job):
             by_path.setdefault(path, []).append(Event(kind, job.id, _proc(number), sub[0] if sub else 0,
                                                       when, info))
     for path, events in by_path.items():
@@ -209,7 +234,7 @@ def submitted(state, job, now):
 def cluster_event(state, job, kind, info, now):
     """An event of the whole cluster (proc -1: ClusterSubmit, ClusterRemove), to the logs
     its first proc names."""
-    for path in _log_paths(proc_ad(job, job.numbers()[0])):
+    for path in _log_paths(proc_ad(job, job.numbers()[0]), job):
         userlogs.append(job.spec, path, [Event(kind, job.id, -1, 0, now, info)], state.log)
 
 
@@ -391,7 +416,7 @@ def _resources(job, task, result):
     ad with the run's figures; {} for a proc that writes no user log (nothing would
     show it)."""
     ad = proc_ad(job, task.number)
-    if not _log_paths(ad):
+    if not _log_paths(ad, job):
         return {}
     from gridtools.formats.condor.usagetable import usage_ad
     end = result.get("end_time")

@@ -47,6 +47,21 @@ def note(state, job, numbers):
             state.other_removals.append((job.id, number, job.spec.get("owner"), text.strip()))
 
 
+def _matches(state, piece, ad):
+    """Whether ``piece``'s expression is true of ``ad``. An evaluation that goes over its
+    budget (classad(5), COST) gives the whole piece up: the expression is that costly for
+    each of the owner's procs, and evaluating it for thousands of them would hold the
+    daemon up for every user; the messages file says so."""
+    from gridtools.classad.budget import over_budget
+    before = over_budget()
+    found = piece.expr.eval(ad) is True
+    if over_budget() != before:
+        piece.costly = True
+        state.log(f"W|OtherJobRemoveRequirements of {piece.owner}'s removed jobs went over its budget of "
+                  "evaluation: no other job is removed by it")
+    return found
+
+
 class _Work:
     """The removals one expression asks for: the removed procs that carry it (in the
     order they were removed: the first that is not of a job names the reason of that
@@ -59,6 +74,7 @@ class _Work:
         self.jobs = None                    # the owner's live HTCondor jobs, when begun
         self.at = 0                         # the index in ``jobs`` of the job looked at
         self.task_at = 0                    # the index of its task looked at
+        self.costly = False                 # an evaluation went over its budget: given up
 
     def reason(self, other_id):
         """HTCondor's RemoveReason for a proc of job ``other_id`` (None: only procs of that
@@ -170,7 +186,7 @@ def _do(state, dispatcher, piece, budget, now):
                 if ad is not None:
                     budget[0] -= 1
                     EVALUATIONS[0] += 1
-                    if piece.expr.eval(ad) is True:
+                    if _matches(state, piece, ad):
                         chosen = live
                 numbers = []                # every proc is answered
         while piece.task_at < len(numbers) and budget[0] > 0:
@@ -180,14 +196,19 @@ def _do(state, dispatcher, piece, budget, now):
                 continue
             budget[0] -= 1
             EVALUATIONS[0] += 1
-            if piece.expr.eval(proc_ad(other, number)) is True:
+            if _matches(state, piece, proc_ad(other, number)):
                 chosen.append(number)
+            if piece.costly:
+                break
         for number in chosen:
             task_info(other, number)["remove_reason"] = reason
             apply.delete_task(state, dispatcher, other, number, now, False)
             changed += 1
         if chosen and other.is_finished():
             state.note_finished(other.id)
+        if piece.costly:
+            piece.at = len(piece.jobs)      # (given up: see _matches)
+            break
         if piece.task_at < len(numbers):
             break                           # the budget is spent in this job's tasks
         piece.at += 1
