@@ -344,3 +344,23 @@ def test_adjacent_strings_are_refused_in_constraints_and_edited_values(cell, wor
     assert (sort.returncode, sort.stderr) == (1, 'Error:  Parse error of: "a" "b"\n')
     shown = cell.run("condor_q", str(cluster), "-constraint", 'Colour == "ab"', "-af", "Colour", "JobStatus")
     assert shown.stdout == "ab 5\n"
+
+
+def test_bytes_that_are_not_utf8_in_an_ad_leave_xml_and_json_readable(cell, workdir):
+    """A job's owner may put any bytes in an attribute (condor_qedit): condor_q -xml and
+    -json of every user's jobs stay documents a strict parser reads, the bytes shown as
+    U+FFFD; -long keeps them."""
+    import xml.dom.minidom
+    cluster = submit(cell, "executable = /bin/true\nhold = true\nqueue\n", cwd=workdir)
+    done = cell.run("condor_qedit", str(cluster), "Baz", b'"\xff\xfe bad"', text=False)
+    assert done.returncode == 0, done.stderr
+    xml_text = cell.run("condor_q", "-allusers", "-xml", text=False, check=True).stdout
+    doc = xml.dom.minidom.parseString(xml_text)
+    values = [a for a in doc.getElementsByTagName("a") if a.getAttribute("n") == "Baz"]
+    assert values[0].firstChild.firstChild.data == "\ufffd\ufffd bad"
+    text = cell.run("condor_q", "-allusers", "-json", text=False, check=True).stdout.decode("utf-8")
+    [ad] = json.loads(text)
+    assert ad["Baz"] == "\ufffd\ufffd bad"
+    assert "\\udc" not in text
+    long = cell.run("condor_q", "-allusers", "-l", text=False, check=True).stdout
+    assert b'Baz = "\xff\xfe bad"' in long
