@@ -71,3 +71,25 @@ def test_damaged_usage_and_user_priorities_are_set_aside_and_said(cell, workdir)
     kept = os.path.join(spool, "quarantine", "spool")
     assert "xx" == open(os.path.join(kept, "usage.json")).read()
     assert cell.run("qstat", "-u", "*").returncode == 0
+
+
+def test_a_submit_applied_again_after_a_crash_is_not_logged_as_refused(cell, workdir):
+    """The daemon stored a job, then was killed before it answered the request (intake's
+    second crash point: the batch written): the next daemon applies the request again,
+    finds the job taken in, and says so, not that a submit was refused; the job runs once."""
+    import subprocess
+    from attack_tools import daemon_pid
+    cell.stop_daemon()
+    cell.run("gridtools", "daemon", "start", env={"GRIDTOOLS_CRASH_AT": "intake:2"}, check=True)
+    pid = daemon_pid(cell)
+    qsub = subprocess.Popen(["qsub", "-terse", "-b", "y", "echo", "ran"], env=cell.env, cwd=workdir,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z")
+    cell.start_daemon()
+    out, _err = qsub.communicate(timeout=60)
+    jid = int(out.split()[0])
+    cell.wait_finished(jid)
+    said = _messages(cell)
+    assert f"I|job {jid} of request " in said and "was taken in before the daemon restarted" in said
+    assert "refused invalid submit request" not in said
+    assert [rec[5] for rec in cell.accounting()].count(str(jid)) == 1

@@ -360,6 +360,10 @@ def _held_once(spec, counted):
 def submit(state, dispatcher, req, now):
     raw = req.body.get("job")
     claimed = raw.get("id") if isinstance(raw, dict) and type(raw.get("id")) is int else None
+    if req.replayed and claimed in state.jobs and state.jobs[claimed].spec.get("uid") == req.uid:
+        # (taken in by a daemon that ended before it answered: applied again, it is done)
+        state.log(f"I|job {claimed} of request {req.name} was taken in before the daemon restarted")
+        return 0, "", ""
     try:
         spec = jobcheck.check(raw, types=_complex_types(state), max_tasks=_max_aj_tasks(state))
         pending = spec.pop("requests_pending", False)

@@ -220,7 +220,7 @@ def _reply_box(name, kind):
 class Request:
     """One queued request as the daemon sees it."""
 
-    __slots__ = ("name", "kind", "uid", "body", "path", "problem", "script", "queued")
+    __slots__ = ("name", "kind", "uid", "body", "path", "problem", "script", "queued", "replayed")
 
     def __init__(self, name, kind, uid, body, path, problem="", script=None, queued=0.0):
         self.name = name
@@ -231,6 +231,7 @@ class Request:
         self.problem = problem        # why the file could not be read ("" when it could)
         self.script = script          # the script carried in the request file (bytes), if any
         self.queued = queued          # when it was queued (``queued_at``), 0.0 when not known
+        self.replayed = False         # taken by a daemon that ended before it answered
 
     def script_path(self):
         """The companion script's path: beside the request as its client wrote it (in
@@ -396,6 +397,7 @@ def take(name):
     req = read(_taken(), name)
     if 0 < queued < req.queued:
         req.queued = queued
+    req.replayed = st is None
     return req
 
 
