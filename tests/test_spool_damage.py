@@ -93,3 +93,19 @@ def test_a_submit_applied_again_after_a_crash_is_not_logged_as_refused(cell, wor
     assert f"I|job {jid} of request " in said and "was taken in before the daemon restarted" in said
     assert "refused invalid submit request" not in said
     assert [rec[5] for rec in cell.accounting()].count(str(jid)) == 1
+
+
+def test_many_objects_set_aside_make_one_warning_line(cell, workdir):
+    """Every command warns of what the daemon set aside in spool/quarantine: several
+    objects make one line naming them, not a line each on every command."""
+    jobs = [jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir)) for _ in range(5)]
+    cell.stop_daemon()
+    for jid in jobs:
+        with open(os.path.join(cell.root, "spool", "jobs", str(jid), "job.yaml"), "w") as fh:
+            fh.write("{{{ not yaml")
+    cell.start_daemon()
+    proc = wait_for(lambda: (lambda p: p if "quarantine" in p.stderr else None)(cell.run("qstat", "-u", "*")))
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("warning: 5 files or folders are set aside in spool/quarantine: spool/jobs/")
+    assert lines[0].endswith(" and 2 more (spool/messages says why)")

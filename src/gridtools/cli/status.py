@@ -192,10 +192,27 @@ def warnings(snap, etc_only=False):
         when = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(snap.get("time") or 0))
         lines.append(f"warning: the gridtools daemon of cell {cell.root()} is not running: "
                      f"job states as of {when}")
-    for fault in snap.get("faults") or ():
-        if not etc_only or str(fault.get("path", "")).startswith("etc/"):
-            lines.append(f"warning: {fault['text']}")
+    return lines + fault_lines(snap.get("faults") or (), etc_only)
+
+
+def fault_lines(faults, etc_only=False):
+    """The warnings of the faults the daemon published (with ``etc_only``, those of the
+    configuration only)."""
+    lines = []
+    shown = [fault for fault in faults if not etc_only or str(fault.get("path", "")).startswith("etc/")]
+    kept = [fault for fault in shown if fault.get("kind") == "quarantine"]
+    if len(kept) > 1:                   # (one line for them all: every command says it)
+        names = ", ".join(str(fault.get("path") or "?") for fault in kept[:MOST_NAMED])
+        more = f" and {len(kept) - MOST_NAMED} more" if len(kept) > MOST_NAMED else ""
+        lines.append(f"warning: {len(kept)} files or folders are set aside in spool/quarantine: "
+                     f"{names}{more} (spool/messages says why)")
+        shown = [fault for fault in shown if fault.get("kind") != "quarantine"]
+    lines += [f"warning: {fault['text']}" for fault in shown]
     return lines
+
+
+#: most quarantined objects the one warning for them names
+MOST_NAMED = 3
 
 
 def _submit_requests():

@@ -368,8 +368,8 @@ def run(opts):
     if from_listing(opts):
         listing = qstatus.load_listing(lines=True)
         if listing is not None:
-            for fault in listing["faults"]:
-                sys.stderr.write(f"warning: {fault['text']}\n")
+            for line in qstatus.fault_lines(listing["faults"]):
+                sys.stderr.write(line + "\n")
             plain_listing(listing, opts, sys.stdout)
             return 0
     snap = qstatus.load()

@@ -2,4 +2,4 @@
 HTCondor dialect): the published snapshot merged with what is still in flight."""
 
 from gridtools.cli.status import (  # noqa: F401
-    ACTIVE, SUSPENDED, held_once, load, load_listing, task_hard, task_label, warnings)
+    ACTIVE, SUSPENDED, fault_lines, held_once, load, load_listing, task_hard, task_label, warnings)
