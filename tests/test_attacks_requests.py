@@ -117,6 +117,9 @@ BAD_FIELDS = [
     {"start_at": 2 ** 62},
     {"deadline": 1e300},
     {"mail_options": "xyz"},
+    {"name": "n\u2028forged"},
+    {"name": "a\u202eevil"},
+    {"account": "ac\u2029ct"},
     {"ar": -1},
     {"gid": "0"},
 ]
@@ -447,3 +450,29 @@ def test_an_htcondor_job_meets_the_write_level_whatever_its_request_says(cell, u
     assert "PERMISSION DENIED" in proc.stderr or "DENIED" in proc.stderr, proc.stderr
     assert cell.run("condor_q", "-allusers", "-af", "ClusterId").stdout == ""
     assert cell.qsub("-h", "-b", "y", "true", user=bob, cwd=workdir).returncode == 0
+
+
+AR_BAD = [
+    {"users": ["alice\nowner                          root"]},
+    {"users": ["two words"]},
+    {"mail_list": ["x@y\n--------\nid                             77"]},
+    {"mail_options": "e\nm: forged"},
+    {"mail_options": "x"},
+    {"ckpt": "c\nk"},
+    {"queues": ["all.q\nx"]},
+    {"masterq": ["a b"]},
+    {"resources": {"h_rt": "60\nowner root"}},
+]
+
+
+@pytest.mark.parametrize("fields", AR_BAD, ids=[repr(f)[:40] for f in AR_BAD])
+def test_malformed_reservation_fields_are_refused(cell, workdir, users, fields):
+    """A reservation request written by hand may not carry what qrsub would not write:
+    every entry that qrstat shows on a line of its own to every user is one line (user
+    and queue names one word), mail options are letters of qrsub -m."""
+    bob = users[1]
+    cell.run("qconf", "-au", bob, "arusers", check=True)
+    body = {"id": 0, "verify": "v", "duration": 60, **fields}
+    _name, answer = forge_request(cell, bob, "ar_submit", body)
+    code, _out, err = answer
+    assert code == 1 and re.fullmatch(r"error: invalid [^\n]+\n", err), answer

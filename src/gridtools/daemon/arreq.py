@@ -69,12 +69,38 @@ def records(state, complexes):
 
 # ---------------------------------------------------------------- submit
 
-def _strings(value, what):
+def _strings(value, what, blanks=False):
+    """A list of non-empty one-line texts (with ``blanks`` false, words), as qrsub writes
+    them: a request written by hand may hold anything, and each entry is shown on a
+    line of its own by qrstat to every user."""
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise Refused(f"error: invalid {what}")
+    try:
+        for entry in value:
+            (jobcheck.line if blanks else jobcheck.word)(entry, what)
+    except jobcheck.Invalid:
+        raise Refused(f"error: invalid {what}") from None
     return list(value)
+
+
+def _mail_options(value):
+    """qrsub -m: the letters b, e, a (n is none at all)."""
+    if value in (None, ""):
+        return ""
+    if not isinstance(value, str) or set(value) - set("bea"):
+        raise Refused("error: invalid mail options")
+    return value
+
+
+def _ckpt(value):
+    if value in (None, ""):
+        return ""
+    try:
+        return jobcheck.object_name(value, "ckpt")
+    except jobcheck.Invalid:
+        raise Refused("error: invalid checkpointing environment name") from None
 
 
 def _name(value):
@@ -125,6 +151,11 @@ def _resources(value, complexes):
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                               for k, v in value.items()):
         raise Refused("error: invalid resource request")
+    try:
+        for name, text in value.items():
+            jobcheck.request_value(text, name)
+    except jobcheck.Invalid:
+        raise Refused("error: invalid resource request") from None
     for name in value:
         if name not in complexes:
             raise Refused(f'error: unknown resource "{name}"')
@@ -156,10 +187,10 @@ def _record(body, owner, group, now, complexes):
         "start": start, "end": end, "resources": _resources(body.get("resources"), complexes),
         "queues": _strings(body.get("queues"), "queue list"),
         "masterq": _strings(body.get("masterq"), "queue list"),
-        "pe_request": _pe_request(body.get("pe")), "ckpt": str(body.get("ckpt") or ""),
+        "pe_request": _pe_request(body.get("pe")), "ckpt": _ckpt(body.get("ckpt")),
         "interactive": bool(body.get("now")), "users": _strings(body.get("users"), "user list"),
-        "mail_options": str(body.get("mail_options") or ""),
-        "mail_list": _strings(body.get("mail_list"), "mail list"),
+        "mail_options": _mail_options(body.get("mail_options")),
+        "mail_list": _strings(body.get("mail_list"), "mail list", blanks=True),
         "hard_error": bool(body.get("hard_error")), "state": ARState.GRANTED.value,
         "granted": [], "pe": "",
     }
