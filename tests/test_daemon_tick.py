@@ -7,6 +7,8 @@ starts tasks through ``FakeExecution`` and reaps what it says ended.
 
 import os
 
+import pytest
+
 
 def submit(cell, *args):
     proc = cell.run("qsub", "-terse", *args, "-b", "y", "true", cwd="/tmp")
@@ -651,3 +653,41 @@ def test_other_job_remove_requirements_over_the_budget_are_given_up(ticking):
     assert len(_live(daemon, others)) == 40
     said = open(os.path.join(cell.root, "spool", "messages")).read()
     assert "OtherJobRemoveRequirements of root's removed jobs went over its budget" in said
+
+
+@pytest.mark.parametrize("attribute", ["+LeaveJobInQueue", "+OtherJobRemoveRequirements"])
+def test_a_costly_attribute_read_at_each_proc_s_removal_costs_one_evaluation(ticking, attribute):
+    """condor_rm of a cluster whose procs carry an attribute the daemon reads at each
+    removal, as an expression over the budget of an evaluation: it is evaluated once,
+    then taken for ERROR in the cluster's other procs."""
+    from gridtools.classad.budget import over_budget
+    cell, daemon, _fake = ticking
+    costly = f'ifThenElse({REDOS}, "x", "")' if "Other" in attribute else REDOS
+    cluster = _condor_submit(cell, daemon, "rm.sub", "executable = /bin/true\nhold = true\n"
+                             f"{attribute} = {costly}\nqueue 30\n")
+    daemon.tick()
+    seen = over_budget()
+    ask(cell, daemon, "condor_rm", str(cluster))
+    daemon.tick()
+    assert over_budget() - seen <= 1, over_budget() - seen
+    assert _live(daemon, cluster) == []
+
+
+def test_costly_attributes_read_at_each_proc_s_start_and_end_cost_one_evaluation_each(ticking):
+    """DeferralTime, JobNotification and on_exit_hold as expressions over the budget:
+    each is evaluated over its budget once for the cluster, not once per proc; the procs
+    run and leave as if they were not set."""
+    from gridtools.classad.budget import over_budget
+    cell, daemon, fake = ticking
+    seen = over_budget()
+    cluster = _condor_submit(cell, daemon, "run.sub", "executable = /bin/true\n"
+                             f"+DeferralTime = ifThenElse({REDOS}, 1, 0)\n"
+                             f"+JobNotification = ifThenElse({REDOS}, 1, 0)\n"
+                             f"on_exit_hold = {REDOS}\nqueue 6\n")
+    for _ in range(4):
+        daemon.tick()
+        for job_id, number in fake.running():
+            fake.finish(job_id, number)
+        daemon.tick()
+    assert _live(daemon, cluster) == []
+    assert over_budget() - seen <= 4, over_budget() - seen

@@ -161,6 +161,42 @@ def spec_numbers(spec):
 LOG_ATTRS = ("UserLog", "DAGManNodesLog")
 
 
+#: (job id, attribute in lower case) of the attributes whose evaluation in one of the
+#: job's procs went over the budget of an evaluation (``attr_value``)
+_COSTLY = set()
+#: most entries of _COSTLY (it is emptied when full)
+MOST_COSTLY = 10000
+
+
+def attr_value(job, ad, name):
+    """Attribute ``name`` of ``ad``, a proc ad of ``job``, evaluated for the daemon's own
+    use once per proc (at its start, its end, its removal, a mail). Once an evaluation
+    of it in one of the job's procs went over the budget of an evaluation (classad(5),
+    COST), it is ERROR in all of them without being evaluated, until condor_qedit
+    changes the job (``forget_costly``): evaluated again for each proc, an expression
+    that costly would hold the daemon up for every user."""
+    key = (job.id, name.lower())
+    if key in _COSTLY:
+        from gridtools.classad.values import ERROR
+        return ERROR
+    from gridtools.classad.budget import over_budget
+    before = over_budget()
+    found = ad.eval(name)
+    if over_budget() != before:
+        if len(_COSTLY) >= MOST_COSTLY:
+            _COSTLY.clear()
+        _COSTLY.add(key)
+    return found
+
+
+def forget_costly(job_id):
+    """condor_qedit changed job ``job_id``: its attributes are evaluated again."""
+    for key in [k for k in _COSTLY if k[0] == job_id]:
+        _COSTLY.discard(key)
+    for key in [k for k in _COSTLY_LOGS if k[0] == job_id]:
+        _COSTLY_LOGS.discard(key)
+
+
 #: (job id, the texts of its log attributes) whose evaluation went over its budget
 _COSTLY_LOGS = set()
 #: most entries of _COSTLY_LOGS (it is emptied when full)
@@ -353,7 +389,7 @@ def started(state, job, number, now, slot=None):
         state.copying_in[(job.id, number)] = job
     else:
         write_events(state, job, _execute_events(job, number, task, slot, now))
-    if ad.eval("JobNotification") == _NOTIFY_START:
+    if attr_value(job, ad, "JobNotification") == _NOTIFY_START:
         from gridtools import cell
         from gridtools.daemon import jobmail
         jobmail.condor_started(state, job, number, ad, cell.hostname(), _mail_to(job, ad))
@@ -544,8 +580,8 @@ def deferral_of(job, number, ad=None):
     ad = proc_ad(job, number) if ad is None else ad
     if "DeferralTime" not in ad:
         return None
-    value = ad.eval("DeferralTime")
-    return int(value) if type(value) in (int, float) else None
+    when = attr_value(job, ad, "DeferralTime")
+    return int(when) if type(when) in (int, float) else None
 
 
 def ran(job, task):
@@ -760,7 +796,7 @@ def exit_decision(job, task, result, now):
     mine = task_info(job, task.number)
     mine["completions"] = int(mine.get("completions", 0)) + 1
     ad = condorpolicy.with_exit(proc_ad(job, task.number), result, mine["completions"], now)
-    return condorpolicy.at_exit(ad)
+    return condorpolicy.at_exit(ad, lambda name: attr_value(job, ad, name))
 
 
 def ended(state, job, task, result, now):
@@ -786,13 +822,14 @@ def ended(state, job, task, result, now):
 def _stays(job, number):
     """True when a completed task stays in the queue (its LeaveJobInQueue is true)."""
     from gridtools.daemon import condorpolicy
-    return condorpolicy.fires(proc_ad(job, number), "LeaveJobInQueue")
+    ad = proc_ad(job, number)
+    return "LeaveJobInQueue" in ad and condorpolicy.true(attr_value(job, ad, "LeaveJobInQueue"))
 
 
 def _notify(state, job, task, result):
     """notification: the mail HTCondor's schedd sends at a proc's end (``daemon.jobmail``)."""
     ad = proc_ad(job, task.number)
-    wanted = ad.eval("JobNotification")
+    wanted = attr_value(job, ad, "JobNotification")
     failed = bool(result.get("signal")) or int(result.get("exit_status", 0) or 0) != 0
     if wanted not in (_NOTIFY_ALWAYS, _NOTIFY_COMPLETE) and not (wanted == _NOTIFY_ERROR and failed):
         return
@@ -815,13 +852,13 @@ def notify_action(state, job, number, action, reason, code=None, exit_code=None)
     if not is_condor(job):
         return
     ad = proc_ad(job, number)
-    wanted = ad.eval("JobNotification")
+    wanted = attr_value(job, ad, "JobNotification")
     if wanted != _NOTIFY_ALWAYS:
         if wanted != _NOTIFY_ERROR:
             return
         if code is None or code in _QUIET_HOLDS:
-            status = exit_code if exit_code is not None else _int(ad.eval("ExitCode"))
-            if status == _int(ad.eval("JobSuccessExitCode")):
+            status = exit_code if exit_code is not None else _int(attr_value(job, ad, "ExitCode"))
+            if status == _int(attr_value(job, ad, "JobSuccessExitCode")):
                 return
     from gridtools import cell
     from gridtools.daemon import jobmail
@@ -830,7 +867,7 @@ def notify_action(state, job, number, action, reason, code=None, exit_code=None)
 
 def _mail_to(job, ad):
     """Whom HTCondor would mail about the job: NotifyUser, else its owner at its host."""
-    return _text(ad.eval("NotifyUser")) or f"{job.spec['owner']}@{_host(job)}"
+    return _text(attr_value(job, ad, "NotifyUser")) or f"{job.spec['owner']}@{_host(job)}"
 
 
 # ---------------------------------------------------------------- holds by Grid Engine requests

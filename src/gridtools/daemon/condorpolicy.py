@@ -64,10 +64,16 @@ def fires(ad, name):
     return name in ad and _true(ad.eval(name))
 
 
-def _why(ad, name):
+def true(found):
+    """True for a true number or boolean (a policy expression's value that fires)."""
+    return _true(found)
+
+
+def _why(ad, name, value=None):
     """(reason, subcode) of a policy that fired: the job's own words, else HTCondor's sentence."""
-    reason = ad.eval(name + "Reason")
-    subcode = ad.eval(name + "SubCode")
+    value = value or ad.eval
+    reason = value(name + "Reason")
+    subcode = value(name + "SubCode")
     subcode = int(subcode) if type(subcode) in (int, float) else 0
     if isinstance(reason, str) and reason:
         return reason, subcode
@@ -93,13 +99,15 @@ def with_exit(ad, result, completions, now):
     return ad
 
 
-def at_exit(ad):
-    """The Decision at a task's normal exit (``ad`` from ``with_exit``), or None: it leaves."""
-    if fires(ad, "OnExitHold"):
-        reason, subcode = _why(ad, "OnExitHold")
+def at_exit(ad, value=None):
+    """The Decision at a task's normal exit (``ad`` from ``with_exit``), or None: it leaves.
+    ``value(name)`` evaluates an attribute of ``ad`` (``ad.eval`` when not given)."""
+    value_of = value or ad.eval
+    if "OnExitHold" in ad and _true(value_of("OnExitHold")):
+        reason, subcode = _why(ad, "OnExitHold", value_of)
         return Decision(Action.HOLD, reason, HOLD_CODE_POLICY, subcode)
     if "OnExitRemove" in ad:
-        value = ad.eval("OnExitRemove")
+        value = value_of("OnExitRemove")
         if (isinstance(value, bool) and not value) or \
                 (not isinstance(value, bool) and isinstance(value, (int, float)) and value == 0):
             return Decision(Action.REQUEUE, "The job attribute OnExitRemove expression "

@@ -41,8 +41,9 @@ def note(state, job, numbers):
     texts = texts + [str(job.condor.get("edits") or "")]
     if not any("otherjobremoverequirements" in (text or "").lower() for text in texts):
         return                              # (no ad to build for each task of most jobs)
+    from gridtools.daemon.condorjob import attr_value
     for number in numbers:
-        text = proc_ad(job, number).eval("OtherJobRemoveRequirements")
+        text = attr_value(job, proc_ad(job, number), "OtherJobRemoveRequirements")
         if isinstance(text, str) and text.strip():
             state.other_removals.append((job.id, number, job.spec.get("owner"), text.strip()))
 
