@@ -143,6 +143,23 @@ sleep 120
 """
 
 
+def _client_and_slave(cell, workdir, script, *streams):
+    """Submit ``script`` (which notes the pids of its qrsh -inherit client and of the
+    task it started) to a PE of 4 slots that controls its slave tasks; (job id, client
+    pid, slave pid) once both run."""
+    text = PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE")
+    add_object(cell, "-Ap", text)
+    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
+    jid = jid_of(cell.qsub("-V", "-pe", "rr", "4", *streams, input=script.format(dir=workdir), cwd=workdir))
+
+    def pids():
+        try:
+            return [int(open(f"{workdir}/{n}.pid").read()) for n in ("client", "slave")]
+        except (OSError, ValueError):
+            return None
+    return (jid, *wait_for(pids, timeout=30))
+
+
 def _alive(pid):
     try:
         with open(f"/proc/{pid}/stat") as fh:
@@ -154,18 +171,7 @@ def _alive(pid):
 def test_a_task_whose_qrsh_inherit_was_killed_ends(two_hosts, workdir):
     """As an interactive job whose qrsh went away: nobody reads its output any more."""
     cell = two_hosts
-    text = PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE")
-    add_object(cell, "-Ap", text)
-    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
-    jid = jid_of(cell.qsub("-V", "-pe", "rr", "4", "-o", f"{workdir}/client.out", "-j", "y",
-                           input=CLIENT.format(dir=workdir), cwd=workdir))
-
-    def pids():
-        try:
-            return [int(open(f"{workdir}/{n}.pid").read()) for n in ("client", "slave")]
-        except (OSError, ValueError):
-            return None
-    client, slave = wait_for(pids, timeout=30)
+    jid, client, slave = _client_and_slave(cell, workdir, CLIENT, "-o", f"{workdir}/client.out", "-j", "y")
     assert _alive(slave)
     os.kill(client, 9)                  # SIGKILL: qrsh -inherit cannot end its task
     wait_for(lambda: not _alive(slave), timeout=15)
@@ -342,18 +348,8 @@ def test_qrsh_inherit_says_why_a_task_did_not_start_and_cleans_up_when_terminate
     Engine's words; a qrsh -inherit ended by SIGTERM ends with 143 and leaves none of
     its FIFOs behind, and its task ends."""
     cell = two_hosts
-    text = PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE")
-    add_object(cell, "-Ap", text)
-    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
-    jid = jid_of(cell.qsub("-V", "-pe", "rr", "4", "-o", f"{workdir}/term.out", "-e", f"{workdir}/term.err",
-                           input=TERMINATED.format(dir=workdir), cwd=workdir))
-
-    def pids():
-        try:
-            return [int(open(f"{workdir}/{n}.pid").read()) for n in ("client", "slave")]
-        except (OSError, ValueError):
-            return None
-    client, slave = wait_for(pids, timeout=30)
+    jid, client, slave = _client_and_slave(cell, workdir, TERMINATED, "-o", f"{workdir}/term.out",
+                                           "-e", f"{workdir}/term.err")
     os.kill(client, 15)
     wait_for(lambda: not _alive(slave), timeout=15)
     cell.wait_finished(jid, timeout=30)
