@@ -98,9 +98,10 @@ def check_name(text, what="job name"):
         label = CONTROL_NAMES.get(bad, "control character")
         raise Invalid(f'{what} "{shown(text)}" is not valid: {label} ({shown(bad)}) not allowed')
     if not text.isprintable():          # (a line or paragraph separator, a bidi control ...)
-        bad = next(ch for ch in text if not ch.isprintable())
-        raise Invalid(f'{what} "{shown(text)}" is not valid: non-graphic character (U+{ord(bad):04X}) '
-                      "not allowed")
+        bad = next((ch for ch in text if not ch.isprintable() and not "\udc80" <= ch <= "\udcff"), None)
+        if bad is not None:             # (a byte that is not UTF-8 comes as it came: sge_types(1))
+            raise Invalid(f'{what} "{shown(text)}" is not valid: non-graphic character (U+{ord(bad):04X}) '
+                          "not allowed")
     for ch, label in NAME_FORBIDDEN.items():
         if ch in text:
             raise Invalid(f'{what} "{shown(text)}" is not valid: {label} (\'{ch}\') not allowed')
