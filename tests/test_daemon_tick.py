@@ -691,3 +691,21 @@ def test_costly_attributes_read_at_each_proc_s_start_and_end_cost_one_evaluation
         daemon.tick()
     assert _live(daemon, cluster) == []
     assert over_budget() - seen <= 4, over_budget() - seen
+
+
+def test_a_costly_attribute_is_remembered_for_its_job_not_for_a_later_job_of_the_same_id():
+    """The memory of costly attributes knows a job by its id and its submission: a job
+    that has the id again (a new spool, ids wrapped round) is evaluated afresh."""
+    from types import SimpleNamespace
+    from gridtools.classad import parse_ad
+    from gridtools.classad.values import ERROR
+    from gridtools.daemon import condorjob
+    costly = parse_ad(f"DeferralTime = ifThenElse({REDOS.replace('ProcId', '0')}, 1, 0)\n")
+    plain = parse_ad("DeferralTime = 1234\n")
+    first = SimpleNamespace(id=7, spec={"submit_time": 100.5})
+    assert condorjob.attr_value(first, costly, "DeferralTime") is ERROR
+    assert condorjob.attr_value(first, plain, "DeferralTime") is ERROR      # (not evaluated again)
+    again = SimpleNamespace(id=7, spec={"submit_time": 200.25})
+    assert condorjob.attr_value(again, plain, "DeferralTime") == 1234
+    condorjob.forget_costly(first)
+    assert condorjob.attr_value(first, plain, "DeferralTime") == 1234

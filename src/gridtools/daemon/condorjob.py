@@ -161,8 +161,10 @@ def spec_numbers(spec):
 LOG_ATTRS = ("UserLog", "DAGManNodesLog")
 
 
-#: (job id, attribute in lower case) of the attributes whose evaluation in one of the
-#: job's procs went over the budget of an evaluation (``attr_value``)
+#: (job, attribute in lower case) of the attributes whose evaluation in one of the job's
+#: procs went over the budget of an evaluation (``attr_value``); a job is known by its id
+#: and its submission time (``_job_key``: an id comes back after 9,999,999, a spool
+#: made anew starts again at 1)
 _COSTLY = set()
 #: most entries of _COSTLY (it is emptied when full)
 MOST_COSTLY = 10000
@@ -175,7 +177,7 @@ def attr_value(job, ad, name):
     COST), it is ERROR in all of them without being evaluated, until condor_qedit
     changes the job (``forget_costly``): evaluated again for each proc, an expression
     that costly would hold the daemon up for every user."""
-    key = (job.id, name.lower())
+    key = (_job_key(job), name.lower())
     if key in _COSTLY:
         from gridtools.classad.values import ERROR
         return ERROR
@@ -189,15 +191,20 @@ def attr_value(job, ad, name):
     return found
 
 
-def forget_costly(job_id):
-    """condor_qedit changed job ``job_id``: its attributes are evaluated again."""
-    for key in [k for k in _COSTLY if k[0] == job_id]:
+def _job_key(job):
+    return job.id, job.spec.get("submit_time")
+
+
+def forget_costly(job):
+    """condor_qedit changed ``job``: its attributes are evaluated again."""
+    known = _job_key(job)
+    for key in [k for k in _COSTLY if k[0] == known]:
         _COSTLY.discard(key)
-    for key in [k for k in _COSTLY_LOGS if k[0] == job_id]:
+    for key in [k for k in _COSTLY_LOGS if k[0] == known]:
         _COSTLY_LOGS.discard(key)
 
 
-#: (job id, the texts of its log attributes) whose evaluation went over its budget
+#: (job, the texts of its log attributes) whose evaluation went over its budget
 _COSTLY_LOGS = set()
 #: most entries of _COSTLY_LOGS (it is emptied when full)
 MOST_COSTLY_LOGS = 10000
@@ -213,7 +220,7 @@ def _log_paths(ad, job=None):
         from gridtools.classad.nodes import Literal
         exprs = [ad.lookup(attr) for attr in LOG_ATTRS]
         if any(e is not None and e.__class__ is not Literal for e in exprs):
-            key = (job.id, tuple(str(e) for e in exprs))
+            key = (_job_key(job), tuple(str(e) for e in exprs))
             if key in _COSTLY_LOGS:
                 return []
     from gridtools.classad.budget import over_budget

@@ -232,6 +232,6 @@ def qedit(state, dispatcher, req, now):
         unmade = list(job.numbers()[len(job.made()):]) if target.get("cluster") else []
         if numbers or unmade:       # (an edit of a whole cluster materialized late: its procs to come too)
             condorjob.edit_ads(state, job, numbers + unmade, attrs)
-            condorjob.forget_costly(job.id)
+            condorjob.forget_costly(job)
         return _answer(target, done=numbers)
     return _for_each(state, req, act)
