@@ -143,6 +143,8 @@ def test_a_running_job_s_disk_usage_grows_as_the_starter_measures_it_and_a_polic
     assert before < 400
     wait_events(os.path.join(workdir, "w.log"), jid, [0, 40, 40, 1, 12], timeout=40)
     assert os.path.exists(os.path.join(workdir, "wrote"))
+    # (the log has the hold event as the pass applies it; the queue shows it once published)
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "JobStatus").stdout.strip() == "5")
     disk, files, code, reason = cell.run("condor_q", jid, "-af", "DiskUsage", "ScratchDirFileCount",
                                          "HoldReasonCode", "HoldReason").stdout.split(" ", 3)
     assert 500 <= int(disk) < 500 + 64 and int(files) >= 2 and code == "3"
