@@ -200,41 +200,16 @@ def forget_costly(job):
     known = _job_key(job)
     for key in [k for k in _COSTLY if k[0] == known]:
         _COSTLY.discard(key)
-    for key in [k for k in _COSTLY_LOGS if k[0] == known]:
-        _COSTLY_LOGS.discard(key)
 
 
-#: (job, the texts of its log attributes) whose evaluation went over its budget
-_COSTLY_LOGS = set()
-#: most entries of _COSTLY_LOGS (it is emptied when full)
-MOST_COSTLY_LOGS = 10000
-
-
-def _log_paths(ad, job=None):
-    """The user logs of a proc's ad (absolute paths). Once evaluating ``job``'s went over
-    the budget of an evaluation (classad(5), COST), its procs whose log attributes read
-    the same have no user log: an expression that costly, evaluated again for each proc
-    at each event, would hold the daemon up for every user."""
-    key = None
-    if job is not None:
-        from gridtools.classad.nodes import Literal
-        exprs = [ad.lookup(attr) for attr in LOG_ATTRS]
-        if any(e is not None and e.__class__ is not Literal for e in exprs):
-            key = (_job_key(job), tuple(str(e) for e in exprs))
-            if key in _COSTLY_LOGS:
-                return []
-    from gridtools.classad.budget import over_budget
-    before = over_budget()
+def _log_paths(ad, job):
+    """The user logs of ``ad``, a proc ad of ``job`` (absolute paths, read by
+    ``attr_value``: one that costly is none)."""
     found = []
     for attr in LOG_ATTRS:
-        path = ad.eval(attr)
+        path = attr_value(job, ad, attr)
         if isinstance(path, str) and path.startswith("/") and path not in found:
             found.append(path)
-    if key is not None and over_budget() != before:
-        if len(_COSTLY_LOGS) >= MOST_COSTLY_LOGS:
-            _COSTLY_LOGS.clear()
-        _COSTLY_LOGS.add(key)
-        return []
     return found
 
 

@@ -178,13 +178,13 @@ def record_stored_ids(state):
     """Daemon start: move the clients' id hint past the jobs an earlier daemon stored but
     ended before it recorded (their submits, applied again, are refused as in use and
     record nothing): once such a job is purged its id must not be handed out again."""
-    hint = ids.peek("job")
-    if ids.damaged("job"):              # (peek read the highest id known instead)
+    hint, damaged = ids.peek("job"), ids.damaged("job")
+    if damaged:                         # (peek read the highest id known instead)
         state.log(f"E|{ids.hint_path('job')} says no job id: job ids go on after {hint}, the highest "
                   "id in the spool and the accounting file")
     ahead = [job_id for job_id in state.jobs if 0 < (job_id - hint) % jobcheck.MAX_JOB_ID <= ids.WINDOW]
     last = _furthest(hint, ahead, _within_reach(state, hint, 0))
-    if last != hint or ids.damaged("job"):
+    if last != hint or damaged:
         try:
             ids.record("job", last)
         except SpoolError:

@@ -159,14 +159,7 @@ def recent_records(job_ids, tail_bytes=4 << 20):
                               ("job_number", "task_number", "start_time"))
     wanted = {str(j) for j in job_ids}
     seen = set()
-    try:
-        with open(acct.path(), "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, fh.tell() - tail_bytes))
-            lines = fh.read().decode("utf-8", "replace").splitlines()[1:]
-    except OSError:
-        return seen
-    for line in lines:
+    for line in acct.tail_lines(tail_bytes):
         head = line.split(":", number + 1)
         if len(head) <= number or head[number] not in wanted:
             continue

@@ -34,9 +34,7 @@ class Keeper:
             self.ledger = Ledger.from_data(data)
         except ValueError as exc:
             from gridtools.spool import quarantine
-            kept = quarantine.set_aside(store.path(), f"not read: {exc}")
-            log(f"E|usage record {store.path()} not read: {exc}; share-tree usage starts afresh"
-                + (f" (the file is kept in {quarantine.relative(kept)})" if kept else ""))
+            quarantine.set_aside_said(store.path(), "usage record", exc, "share-tree usage starts afresh", log)
 
     def configure(self, policy, now):
         """Follow sched_conf's halftime and halflife_decay_list (a PolicyConfig)."""

@@ -44,10 +44,8 @@ class Priorities:
                 return
         except ValueError as exc:
             from gridtools.spool import quarantine
-            where = condorstate.path(condorstate.USERPRIO)
-            kept = quarantine.set_aside(where, f"not read: {exc}")
-            log(f"E|user priorities {where} not read: {exc}; every user starts afresh"
-                + (f" (the file is kept in {quarantine.relative(kept)})" if kept else ""))
+            quarantine.set_aside_said(condorstate.path(condorstate.USERPRIO), "user priorities", exc,
+                                      "every user starts afresh", log)
         self.accountant = Accountant(settings)
 
     def configure(self, settings):

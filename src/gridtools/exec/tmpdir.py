@@ -79,17 +79,11 @@ def _cell_fd(base_fd, name):
 
 
 def _remove_entry(parent_fd, name):
-    """Remove ``name`` in ``parent_fd`` whatever it is, following no link."""
-    try:
-        st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(st.st_mode):
-        from gridtools import fstree
-        if not fstree.remove_at(parent_fd, name):
-            raise OSError(f"cannot remove {name}")
-    else:
-        os.unlink(name, dir_fd=parent_fd)
+    """Remove ``name`` in ``parent_fd`` whatever it is, following no link (a folder at any
+    depth: ``fstree``); OSError when some of it stays."""
+    from gridtools import fstree
+    if not fstree.remove_at(parent_fd, name):
+        raise OSError(f"cannot remove {name}")
 
 
 def _remove_dir(parent_fd, name):

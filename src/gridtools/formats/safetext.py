@@ -10,7 +10,8 @@ UTF-8 (held as a lone surrogate) is left to the stream's ``backslashreplace``
 error handler of the daemon's log, so it shows there as ``\\udcff``; a
 command's output (``SafeStream``) writes such bytes back as they came, as
 Grid Engine's programs do, except those that would be C1 control
-characters (0x80-0x9f), which it shows as ``\\x9b``.
+characters (0x80-0x9f), which it shows as ``\\x9b``; ``unicode_only`` makes
+them U+FFFD for documents a parser reads whole (JSON, XML).
 """
 
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -50,6 +51,15 @@ def for_terminal(text):
     if text.isascii() and not any(ch in text for ch in _ASCII_CONTROLS):
         return text
     return text.translate(_table("terminal"))
+
+
+def unicode_only(text):
+    """``text`` with every byte that was not UTF-8 (held as a surrogate) as U+FFFD, the
+    replacement character: for documents a parser must read whole (JSON, XML), where
+    such bytes cannot be written back as they came."""
+    if text.isascii() or not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
 
 
 class SafeStream:

@@ -28,6 +28,19 @@ def path():
     return cell.spool("accounting")
 
 
+def tail_lines(most_bytes):
+    """The lines in the last ``most_bytes`` bytes of the accounting file (the first
+    dropped when it was cut there), decoded; none when the file cannot be read."""
+    try:
+        with open(path(), "rb") as fh:
+            start = max(0, fh.seek(0, os.SEEK_END) - most_bytes)
+            fh.seek(start)
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+    return lines[1:] if start else lines
+
+
 def append(records, later=False):
     """Append rendered records under the accounting lock, creating the file with its
     header. All or nothing: a write that fails (a full disk) is cut off again, so no

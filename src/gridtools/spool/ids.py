@@ -70,26 +70,25 @@ def peek(kind="job"):
     """The last id the daemon took in (0 when none yet). A hint a crash or a full disk
     left damaged (empty, not a number) is not taken for 0, which would hand out again
     the ids of jobs that ended: the highest id found instead (``recovered``)."""
+    number = _hint(kind)
+    return recovered(kind) if number is None else number
+
+
+def damaged(kind="job"):
+    """True when the hint exists but says no id."""
+    return _hint(kind) is None
+
+
+def _hint(kind):
+    """The id the hint says (0 when there is none yet), or None when it says none."""
     try:
         with open(hint_path(kind), "rb") as fh:
             raw = fh.read(32).strip()
     except FileNotFoundError:
         return 0
     except OSError:
-        return recovered(kind)
-    return int(raw) if raw.isdigit() and int(raw) <= MAX_ID else recovered(kind)
-
-
-def damaged(kind="job"):
-    """True when the hint exists but says no id."""
-    try:
-        with open(hint_path(kind), "rb") as fh:
-            raw = fh.read(32).strip()
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True
-    return not (raw.isdigit() and int(raw) <= MAX_ID)
+        return None
+    return int(raw) if raw.isdigit() and int(raw) <= MAX_ID else None
 
 
 #: bytes at the end of the accounting file ``recovered`` reads the last jobs' ids from
@@ -99,27 +98,21 @@ ACCOUNTING_TAIL = 1 << 16
 def recovered(kind="job"):
     """The highest id known without the hint: of the jobs (reservations) still in the
     spool and, for jobs, of the last records of the accounting file."""
-    top = 0
     try:
         names = posix.listdir(cell.spool(_FOLDERS[kind][2]))
     except OSError:
         names = []
-    for name in names:
-        if name.isdigit() and int(name) <= MAX_ID:
-            top = max(top, int(name))
+    found = [int(name) for name in names if name.isdigit() and int(name) <= MAX_ID]
     if kind == "job":
-        try:
-            with open(cell.spool("accounting"), "rb") as fh:
-                size = fh.seek(0, 2)
-                fh.seek(max(0, size - ACCOUNTING_TAIL))
-                tail = fh.read()
-        except OSError:
-            tail = b""
-        for line in tail.split(b"\n")[1:] if len(tail) == ACCOUNTING_TAIL else tail.split(b"\n"):
-            fields = line.split(b":")
-            if len(fields) > 6 and fields[5].isdigit() and int(fields[5]) <= MAX_ID:
-                top = max(top, int(fields[5]))
-    return top
+        from gridtools.formats import accounting as acct_format
+        from gridtools.spool import acct
+        number = acct_format.FIELDS.index("job_number")
+        for line in acct.tail_lines(ACCOUNTING_TAIL):
+            fields = line.split(":")
+            if len(fields) == len(acct_format.FIELDS) and fields[number].isdigit() \
+                    and int(fields[number]) <= MAX_ID:
+                found.append(int(fields[number]))
+    return max(found, default=0)
 
 
 def _run_end(folder, hint):

@@ -519,8 +519,7 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _remove_at(dir_fd, name):
-    """Remove entry ``name`` of the open folder ``dir_fd`` (a file, a link itself, or a
-    folder and what it holds at any depth, walked from descriptor to descriptor)."""
+    """``fstree.remove_at``, loaded only where the trash is emptied."""
     from gridtools import fstree
     fstree.remove_at(dir_fd, name)
 

@@ -28,6 +28,14 @@ def relative(path):
     return os.path.relpath(path, cell.root())
 
 
+def set_aside_said(path, what, why, then, log):
+    """Set the file ``path`` aside that could not be read (``why``) and say so through
+    ``log``: "<what> <path> not read: <why>; <then> (the file is kept in ...)"."""
+    kept = set_aside(path, f"not read: {why}")
+    log(f"E|{what} {path} not read: {why}; {then}"
+        + (f" (the file is kept in {relative(kept)})" if kept else ""))
+
+
 def set_aside(path, reason):
     """Move ``path`` (a file or folder) into quarantine; returns its new place, or
     None when it could not be moved (then it is left where it is)."""

@@ -23,6 +23,7 @@ import re
 from gridtools.classad import ClassAd, parse
 from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
 from gridtools.errors import UsageError
+from gridtools.formats.safetext import unicode_only
 
 _QUALIFIERS = set("jlhVr,tng")
 _SPEC = re.compile(r"%(-?\d*)(?:\.(\d+))?([diufeEgGxXoscvV%])")
@@ -165,17 +166,6 @@ def long_form(ad):
     return "\n".join(lines) + "\n\n"
 
 
-#: the characters that stand for bytes that were not UTF-8 (surrogate escapes)
-_NOT_UTF8 = re.compile("[\udc80-\udcff]")
-
-
-def _valid(text):
-    """``text`` with every byte that was not UTF-8 as U+FFFD, the replacement character:
-    the -json and -xml forms stay documents their parsers read, whatever a job's owner
-    put in its ad (the -long form keeps the bytes)."""
-    return _NOT_UTF8.sub("\ufffd", text) if _NOT_UTF8.search(text) else text
-
-
 def _json_value(expr):
     """The JSON text of an attribute's expression: a plain value as JSON, anything else
     (an expression, ``error``, an infinite or NaN real) as ``"\\/Expr(text)\\/"``, the
@@ -186,11 +176,11 @@ def _json_value(expr):
         if value is UNDEFINED:
             return "null"
         if isinstance(value, str):
-            return json.dumps(_valid(value))
+            return json.dumps(unicode_only(value))
         if isinstance(value, (bool, int)) or (isinstance(value, float) and value == value
                                               and abs(value) != float("inf")):
             return json.dumps(value)
-    return '"\\/Expr(' + json.dumps(_valid(expr.unparse()))[1:-1] + ')\\/"'
+    return '"\\/Expr(' + json.dumps(unicode_only(expr.unparse()))[1:-1] + ')\\/"'
 
 
 def json_form(ads):
@@ -200,7 +190,7 @@ def json_form(ads):
         return ""
     parts = []
     for ad in map(full, ads):
-        body = ",\n".join(f"  {json.dumps(_valid(name))}: {_json_value(ad.lookup(name))}"
+        body = ",\n".join(f"  {json.dumps(unicode_only(name))}: {_json_value(ad.lookup(name))}"
                           for name in sorted(ad, key=str.lower))
         parts.append("{\n" + body + "\n}")
     return "[\n" + "\n,\n".join(parts) + "\n]\n"
@@ -211,7 +201,7 @@ _XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&ap
 
 
 def _xml_text(text):
-    return "".join(_XML_ESCAPES.get(ch, ch) for ch in _valid(text))
+    return "".join(_XML_ESCAPES.get(ch, ch) for ch in unicode_only(text))
 
 
 def _xml_value(expr):
