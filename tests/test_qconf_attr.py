@@ -438,3 +438,57 @@ def test_ckpt_when_without_letters_is_stored(cell, workdir):
     ok(cell, "-rattr", "ckpt", "when", "n", "ck")
     ok(cell, "-dattr", "ckpt", "when", "n", "ck")
     assert line_of(ok(cell, "-sckpt", "ck").stdout, "when") == "when               NONE"
+
+
+def test_a_value_ending_in_a_backslash_is_refused_and_the_object_reads_back(cell, workdir):
+    assert fails(cell, "-mattr", "queue", "tmpdir", "/tmp\\", "all.q") == \
+        'error: invalid value "/tmp\\" for attribute "tmpdir": a value may not end in a backslash\n'
+    assert fails(cell, "-mattr", "queue", "prolog", "/bin/true\\", "all.q").endswith(
+        "a value may not end in a backslash\n")
+    path = os.path.join(workdir, "r5")
+    with open(path, "w") as fh:
+        fh.write("{\n   name         r5\n   description  NONE\n   enabled      TRUE\n"
+                 "   limit        users * to slots=0\n}\n")
+    ok(cell, "-Arqs", path)
+    assert fails(cell, "-mattr", "resource_quota", "description", "C:\\temp\\", "r5") == \
+        'error: invalid value for attribute "description"\n'
+    cell.run("gridtools", "daemon", "stop", check=True)
+    cell.run("gridtools", "daemon", "start", check=True)
+    shown = ok(cell, "-sq", "all.q").stdout
+    assert line_of(shown, "tmpdir") == "tmpdir                /tmp"
+    assert "enabled      TRUE" in ok(cell, "-srqs", "r5").stdout
+    assert ok(cell, "-sql").stdout == "all.q\n"
+
+
+def test_a_resource_quota_file_naming_a_set_twice_is_refused_whole(cell, workdir):
+    path = os.path.join(workdir, "r2")
+    with open(path, "w") as fh:
+        fh.write("{\n name r2\n enabled TRUE\n limit users {*} to slots=1\n}\n"
+                 "{\n name r2\n enabled FALSE\n limit users {*} to slots=100\n}\n")
+    assert fails(cell, "-Arqs", path) == 'denied: resource quota set "r2" is given more than once\n'
+    assert fails(cell, "-srqs", "r2").strip() == 'No resource quota set found for "r2"' or \
+        "r2" not in cell.run("qconf", "-srqsl").stdout
+
+
+def test_an_attribute_change_cannot_make_a_host_group_contain_itself(cell, workdir):
+    for name, hosts in (("@ga", "testhost"), ("@gb", "@ga")):
+        path = os.path.join(workdir, name[1:])
+        with open(path, "w") as fh:
+            fh.write(f"group_name {name}\nhostlist {hosts}\n")
+        ok(cell, "-Ahgrp", path)
+    for args in (("-aattr", "hostgroup", "hostlist", "@gb", "@ga"),
+                 ("-mattr", "hostgroup", "hostlist", "@gb", "@ga")):
+        assert fails(cell, *args) == 'error: host group "@ga" contains itself through @ga -> @gb -> @ga\n'
+    assert ok(cell, "-shgrp_resolved", "@gb").stdout.split() == ["testhost"]
+
+
+def test_an_execution_host_is_one_name_in_any_letter_case(cell, workdir):
+    text = ok(cell, "-se", "testhost").stdout
+    kept = [line for line in text.splitlines() if line.split()[:1] and line.split()[0] in
+            ("complex_values", "load_scaling", "user_lists", "xuser_lists", "projects", "xprojects",
+             "usage_scaling", "report_variables")]
+    path = os.path.join(workdir, "upper")
+    with open(path, "w") as fh:
+        fh.write("hostname TESTHOST\n" + "\n".join(kept) + "\n")
+    assert fails(cell, "-Ae", path) == 'exechost "testhost" already exists\n'
+    assert ok(cell, "-sel").stdout.split() == ["testhost"]

@@ -219,6 +219,16 @@ def test_usersets_grid_engine_refuses(cell, workdir):
     assert (proc.stderr, proc.returncode) == (
         'all users are assigned to the "defaultdepartment" automatically\n', 1)
     assert cell.run("qconf", "-su", "defaultdepartment").stdout.endswith("entries NONE\n")
+    # numbers are kept in 32 unsigned bits, as Grid Engine keeps them: a bigger one would
+    # stop every scheduling pass that weighs the department's tickets
+    big = "name bigdept\ntype DEPT\nfshare 0\noticket {}\nentries root\n"
+    for value in ("4294967296", "1" + "0" * 400, "1" + "0" * 5000):
+        proc = load("-Au", big.format(value))
+        shown = value if len(value) < 20 else value[:60] + "..."
+        assert (proc.stderr, proc.returncode) == (
+            f'error: line 4: invalid value "{shown}" for attribute "oticket": expected a non-negative '
+            "integer of at most 4294967295\n", 1)
+    assert load("-Au", big.format(4294967295)).returncode == 0
 
 
 def test_quota_sets_refused_in_grid_engines_words(cell, workdir):

@@ -94,3 +94,23 @@ def test_daemon_checks_rights_itself(cell, users):
     assert proc.returncode == 1
     assert proc.stderr == 'denied: "gtcarol" must be manager for this operation\n'
     assert cell.run("qconf", "-ss").stdout == "testhost\n"
+
+
+def test_an_operator_is_refused_before_an_editor_opens_or_a_file_is_read(cell, users, workdir):
+    assert cell.run("qconf", "-ao", "gtbob").returncode == 0
+    mark = os.path.join(workdir, "editor-ran")
+    editor = os.path.join(workdir, "editor.sh")
+    with open(editor, "w") as fh:
+        fh.write(f"#!/bin/sh\ntouch {mark}\n")
+    os.chmod(editor, 0o755)
+    os.chmod(workdir, 0o777)
+    for args in (("-mp", "make"), ("-mckpt", "nosuch"), ("-mconf",), ("-msconf",), ("-ae",)):
+        proc = cell.run("qconf", *args, user="gtbob", env={"EDITOR": editor})
+        assert denied(proc, "gtbob"), args
+        assert not os.path.exists(mark), args
+    for args in (("-Ap", "/dev/null"), ("-Mp", "/dev/null"), ("-Arqs", "/dev/null"), ("-Mrqs", "/dev/null"),
+                 ("-Mconf", "/dev/null")):
+        assert denied(cell.run("qconf", *args, user="gtbob"), "gtbob"), args
+    # what an operator may change opens as before
+    proc = cell.run("qconf", "-mu", "arusers", user="gtbob", env={"EDITOR": editor})
+    assert os.path.exists(mark) and proc.stderr == "Object has not been changed\n"

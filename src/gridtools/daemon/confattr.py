@@ -241,8 +241,8 @@ def _store(ctx, kind, name, obj):
         from gridtools.formats.sge.attrfile import problem_line
         raise AttrProblem(problem_line(exc)) from None
     if kind == "hostgroup":
-        from gridtools.daemon.confobj import resolvable
-        resolvable(name, obj)
+        from gridtools.daemon.confobj import hostgroup_refusal
+        hostgroup_refusal(name, obj)
     why = arreq.calendar_conflict(ctx.state, kind, name, obj)
     if why:
         raise AttrProblem(why)

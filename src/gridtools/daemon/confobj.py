@@ -64,14 +64,20 @@ def _check(kind, name, obj, adding):
     if kind == "userset":
         _userset_refusal(obj, not adding)
     if kind == "hostgroup":
-        resolvable(name, obj)
-        from gridtools.formats.sge.hostgroup import resolve_hostgroups
-        groups = confstore.load_all("hostgroup")
-        groups[name] = obj
-        try:
-            resolve_hostgroups(groups)
-        except ConfigError as exc:
-            raise GridError(f"error: {exc}") from None
+        hostgroup_refusal(name, obj)
+
+
+def hostgroup_refusal(name, obj):
+    """Raise GridError when group ``name`` as ``obj`` adds a host that does not resolve,
+    or would contain itself through the stored groups (whichever way it is changed)."""
+    resolvable(name, obj)
+    from gridtools.formats.sge.hostgroup import resolve_hostgroups
+    groups = confstore.load_all("hostgroup")
+    groups[name] = obj
+    try:
+        resolve_hostgroups(groups)
+    except ConfigError as exc:
+        raise GridError(f"error: {exc}") from None
 
 
 def resolvable(name, obj):
@@ -114,6 +120,8 @@ def add(ctx):
         raise GridError(f"error: cannot add objects of kind {kind!r}")
     obj = _parse(kind, text)
     name = _name(ctx, kind, obj)
+    if kind == "exechost":                  # host names are one name in any letter case
+        name = next((n for n in confstore.names(kind) if n.lower() == name.lower()), name)
     if confstore.exists(kind, name):
         return ctx.fail(f"configuration {name} already exists" if kind == "conf"
                         else f'{LABELS[kind]} "{name}" already exists')
@@ -282,12 +290,17 @@ def _parse_sets(text):
 def _store_rqs(ctx, text, adding):
     sets = _parse_sets(text)
     wanted = ctx.body.get("names") or []
+    given = [rqs_set["name"] for rqs_set in sets]
+    twice = next((name for name in given if given.count(name) > 1), None)
+    if twice is not None:
+        return ctx.fail(f'denied: resource quota set "{twice}" is given more than once')
     for rqs_set in sets:
         if wanted and rqs_set["name"] not in wanted:
             return ctx.fail(f'denied: resource quota set "{rqs_set["name"]}" was not named on the command line')
         if adding and confstore.exists("rqs", rqs_set["name"]):
             return ctx.fail(f'resource quota set "{rqs_set["name"]}" already exists')
         _validate("rqs", rqs_set)
+        confstore.storable("rqs", rqs_set["name"], rqs_set)
     for rqs_set in sets:
         existed = confstore.exists("rqs", rqs_set["name"])
         confstore.write(ctx.state, "rqs", rqs_set["name"], rqs_set)

@@ -5,9 +5,8 @@ its arguments; this handler checks the requester's rights (the request
 file's owner is the identity), runs the operation and answers with Grid
 Engine's messages, which qconf prints on stderr as Grid Engine does.
 
-Rights: managers may do everything; operators everything except adding,
-modifying or deleting cluster queues, changing the manager list and
-stopping the daemon; plain users nothing. The operations live in ``confobj`` (whole objects, lists,
+Rights: managers may do everything; operators may change usersets and
+clean queues; plain users nothing (``model.qconfrights``). The operations live in ``confobj`` (whole objects, lists,
 access list entries, share tree nodes), ``confattr`` (-aattr and friends)
 and ``confctl`` (daemon control, -tsm, -cq).
 """
@@ -16,6 +15,7 @@ import re
 
 from gridtools.daemon import auth, confattr, confctl, confobj
 from gridtools.daemon.state import user_name
+from gridtools.model.qconfrights import needs_manager
 from gridtools.errors import GridError
 
 #: op -> function(ctx)
@@ -27,8 +27,6 @@ OPERATIONS = {
     "kill": confctl.kill, "start": confctl.start_thread, "tsm": confctl.trigger_monitoring,
     "clean": confctl.clean_queues, "clearusage": confctl.clear_usage,
 }
-#: ops that change cluster queues when their object kind is "queue"
-QUEUE_OPS = frozenset({"add", "modify", "delete", "attr", "purge"})
 #: a host name as it may appear in an answer
 HOST_RE = re.compile(r"^[A-Za-z0-9._-]{1,255}$")
 
@@ -69,22 +67,6 @@ class Ctx:
 def label(kind):
     from gridtools.daemon.confstore import LABELS
     return LABELS.get(kind, kind)
-
-
-#: what an operator may do besides reading, as in Grid Engine: change usersets (-au, -du,
-#: -Au, -Mu, -mu, -dul, their attributes) and clean queues (-cq); the rest is a manager's
-#: (an operator who could set a procedure, a PE's start_proc_args say, could have it run
-#: as root@)
-OPERATOR_OPS = frozenset({"acl_add", "acl_delete", "clean"})
-
-
-def needs_manager(body):
-    """True unless the request is one an operator may make too (``OPERATOR_OPS``, or one
-    that adds, changes or deletes usersets)."""
-    op, kind = body.get("op"), body.get("object")
-    if op in OPERATOR_OPS:
-        return False
-    return not (op in QUEUE_OPS and kind == "userset")
 
 
 def permitted(state, user, body):

@@ -91,9 +91,27 @@ def load_all(kind):
     return found
 
 
-def write(state, kind, name, obj):
-    """Render ``obj`` and store it as ``kind``/``name``; reload the daemon's view."""
+def storable(kind, name, obj):
+    """The text ``obj`` is stored as; ConfigError when it would not read back as the same
+    object (a value that the file's syntax cannot carry)."""
     body = objects.render(kind, obj)
+    try:
+        again = objects.render(kind, objects.parse(kind, body))
+    except ConfigError as exc:
+        again = exc
+    if again != body:
+        raise ConfigError(f'error: {LABELS.get(kind, kind)} "{name or kind}" cannot be stored: '
+                          "a value would not read back as it was given")
+    return body
+
+
+def write(state, kind, name, obj):
+    """Render ``obj`` and store it as ``kind``/``name``; reload the daemon's view.
+
+    Text that would not read back as the same object is refused (``storable``), and the
+    stored object is left as it was.
+    """
+    body = storable(kind, name, obj)
     path = spool_config.path_of(kind, None if kind in spool_config.SINGLE else _safe(name))
     with lock():
         makedirs(os.path.dirname(path), 0o755)

@@ -17,8 +17,6 @@ from gridtools.errors import ConfigError, GridError
 #: seconds to wait for the daemon's answer
 #: what an unchanged editor file means
 UNCHANGED = "Object has not been changed"
-#: operations that only managers may request for cluster queues
-QUEUE_OPS = frozenset({"add", "modify", "delete", "attr", "purge"})
 
 
 # ---------------------------------------------------------------- rights and requests
@@ -26,17 +24,11 @@ QUEUE_OPS = frozenset({"add", "modify", "delete", "attr", "purge"})
 def may_change(payload):
     """The client's early check of the daemon's rule (the daemon decides again)."""
     from gridtools.cli.sge import jobsel
+    from gridtools.model.qconfrights import needs_manager
     user = jobsel.me()
     if jobsel.is_manager(user):
         return True
-    if not jobsel.is_operator(user):
-        return False
-    op, kind = payload["op"], payload.get("object")
-    if op in QUEUE_OPS and kind == "queue":
-        return False
-    if op == "kill" and payload.get("target") == "m":
-        return False
-    return not (op.startswith("names") and kind == "managers")
+    return jobsel.is_operator(user) and not needs_manager(payload)
 
 
 def refused(payload):
@@ -175,6 +167,7 @@ def add_edit(kind, words):
 def add_file(kind, words):
     """-Aq, -Ae, -Ap, -Ahgrp, -Ackpt, -Acal, -Au, -Auser, -Aprj, -Arqs, -Astree from a file."""
     def run():
+        check_rights("add", kind)
         text = read_file(words[0])
         check(kind, text)
         return send({"op": "add", "object": kind, "text": text})
@@ -195,6 +188,9 @@ def add_conf_edit(words):
 
 def conf_files(op, words):
     """-Aconf / -Mconf file,...: the configuration of the host named like each file."""
+    code = _guard(lambda: check_rights(op, "conf"))
+    if code:
+        return code
     for path in split(words):
         code = _guard(lambda p=path: _send_conf(op, os.path.basename(p), read_file(p)))
         if code:
@@ -261,6 +257,7 @@ def modify_single_edit(kind, missing, _words=()):
 def modify_file(kind, words):
     """-Mq, -Me, -Mhgrp, -Mp, -Mckpt, -Mcal, -Mu, -Muser, -Mprj, -Msconf, -Mc, -Mstree."""
     def run():
+        check_rights("modify", kind)
         text = read_file(words[0])
         check(kind, text)
         return send({"op": "modify", "object": kind, "text": text})
@@ -292,6 +289,7 @@ def modify_rqs_edit(words):
 def modify_rqs_file(words):
     """-Mrqs fname [name,...]: without names the file replaces every set."""
     def run():
+        check_rights("modify", "rqs")
         text = read_file(words[0])
         check("rqs", text)
         names = split(words[1:])

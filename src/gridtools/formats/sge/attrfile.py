@@ -209,7 +209,8 @@ class Schema:
             try:
                 found[name] = codec.parse(value_text)
             except ValueProblem as err:
-                raise FieldError(f'invalid value "{value_text}" for attribute "{name}": {err}',
+                shown = value_text if len(value_text) <= 80 else value_text[:60] + "..."
+                raise FieldError(f'invalid value "{shown}" for attribute "{name}": {err}',
                                  name, number) from None
         return self._ordered(found)
 
@@ -229,10 +230,14 @@ class Schema:
         if codec is None:
             raise FieldError(f'unknown attribute "{name}"', name)
         try:
-            return codec.check(obj[name])
+            text = codec.check(obj[name])
         except ValueProblem as err:
             raise FieldError(f'invalid value "{_shown(obj[name])}" for attribute "{name}": {err}',
                              name) from None
+        if text.endswith("\\"):       # it would join the next line when read back
+            raise FieldError(f'invalid value "{_shown(obj[name])}" for attribute "{name}": '
+                             "a value may not end in a backslash", name)
+        return text
 
     def names_in(self, obj):
         """Attribute names of ``obj`` to write: schema order, then extras."""

@@ -22,6 +22,10 @@ from gridtools.errors import InputError
 from gridtools.formats.values import INFINITY, parse_bool, parse_memory, parse_number, parse_time
 
 
+#: the largest whole number a Grid Engine object keeps in 32 unsigned bits
+U_LONG32 = 4294967295
+
+
 class ValueProblem(ValueError):
     """A value text that a codec refuses; ``str()`` is the reason."""
 
@@ -117,7 +121,8 @@ class OptText(Text):
 
 
 class Integer(Codec):
-    """A decimal integer within [lo, hi]."""
+    """A decimal integer within [lo, hi]; without ``hi``, at most ``U_LONG32`` (Grid
+    Engine keeps such numbers in 32 unsigned bits)."""
 
     def __init__(self, lo=0, hi=None):
         self.lo, self.hi = lo, hi
@@ -128,9 +133,15 @@ class Integer(Codec):
         body = text[1:] if text[:1] in ("-", "+") else text
         if not body or any(c not in "0123456789" for c in body):
             raise ValueProblem(f"expected {self.expected}")
+        top = U_LONG32 if self.hi is None else self.hi
+        if len(body.lstrip("0")) > len(str(abs(top))) + 1:
+            raise ValueProblem(f"expected {self.expected} of at most {top}")
         value = int(text)
-        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+        if self.lo is not None and value < self.lo:
             raise ValueProblem(f"expected {self.expected}")
+        if value > top:
+            raise ValueProblem(f"expected {self.expected}" if self.hi is not None
+                               else f"expected {self.expected} of at most {top}")
         return value
 
     def render(self, value):

@@ -333,7 +333,8 @@ def validate(obj, known=None):
     if not isinstance(obj.get("enabled"), bool):
         raise FieldError('invalid value for attribute "enabled": expected TRUE or FALSE', "enabled")
     description = obj.get("description")
-    if description is not None and (not isinstance(description, str) or "\n" in description):
+    if description is not None and (not isinstance(description, str) or "\n" in description
+                                    or description.endswith("\\")):
         raise FieldError('invalid value for attribute "description"', "description")
     if not obj.get("limit"):
         raise FieldError('missing attribute "limit"', "limit")
