@@ -283,3 +283,22 @@ def test_condor_q_factory_options_show_every_clusters_ad_or_the_factories_with_t
     assert cell.run("condor_q", "-fact:c,l", "-af", "ClusterId").stdout == f"{late}\n"
     wrong = cell.run("condor_q", "-factory:x")
     assert (wrong.returncode, wrong.stdout, wrong.stderr) == (1, "", "Error: unknown option x for -factory\n")
+
+
+def test_procs_made_later_are_held_to_the_cells_job_limits(ticking):
+    """MAX_JOBS_PER_OWNER holds for the procs a cluster makes later too, whatever limit
+    its own ad gives: the next comes in once one of the owner's procs left the queue."""
+    cell, daemon, fake = ticking
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("MAX_JOBS_PER_OWNER = 3\n")
+    ask(cell, daemon, "condor_reconfig")
+    cluster = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nmax_materialize = 1\n"
+                                          "+JobMaterializeLimit = 20\nqueue 20\n")
+    tick(daemon, 3)
+    assert in_queue(cell, cluster) == [(f"{cluster}.{p}", "5") for p in range(3)]
+    ask(cell, daemon, "condor_qedit", str(cluster), "JobMaterializeLimit", "50")
+    tick(daemon, 3)
+    assert len(in_queue(cell, cluster)) == 3
+    ask(cell, daemon, "condor_rm", f"{cluster}.0")
+    tick(daemon, 3)
+    assert in_queue(cell, cluster) == [(f"{cluster}.{p}", "5") for p in range(1, 4)]

@@ -61,24 +61,28 @@ def _limit(value):
 
 def taken_in(state, job, now):
     """A new job: a cluster materialized late starts with no proc made, then as many as
-    its limits let in (their events are written). False for any other job."""
+    its limits let in (their events are written): at most the procs the intake counted
+    against the cell's job limits. False for any other job."""
     if limits(job) is None:
         return False
     job.condor["materialized"] = 0
     state.factories[job.id] = None
     condorjob.cluster_event(state, job, EventType.CLUSTER_SUBMIT, condorjob.cluster_submit_info(job), now)
-    advance(state, job, now)
+    from gridtools.daemon import intake
+    room = None if intake.job_limits(state, job.spec) is None else int(job.spec["materialize"])
+    advance(state, job, now, room)
     return True
 
 
-def advance(state, job, now):
-    """Bring the next procs of a cluster into the queue while its limits let them in;
-    their submit events (and, under a hold of the whole job, their hold events) are
-    written. True when some came in."""
+def advance(state, job, now, room=None):
+    """Bring the next procs of a cluster into the queue while its limits let them in,
+    and no more than ``room`` (None: any number); their submit events (and, under a
+    hold of the whole job, their hold events) are written. (procs made, whether
+    ``room`` held back some its limits let in)."""
     found = limits(job)
     made = job.condor.get("materialized")
     if found is None or made is None or job.deleted:
-        return False
+        return 0, False
     numbers = job.numbers()
     total = len(numbers)
     most, most_idle = found
@@ -93,27 +97,38 @@ def advance(state, job, now):
             idle += task.state is TaskState.PENDING and not (job.hold or task.hold)
     more = made
     while more < total and (most is None or in_queue < most) and (most_idle is None or idle < most_idle):
+        if room is not None and more - made >= room:
+            return _made(state, job, made, more, now), True
         more += 1
         in_queue += 1
         idle += not job.hold
+    return _made(state, job, made, more, now), False
+
+
+def _made(state, job, made, more, now):
+    """Procs ``made`` to ``more`` (of the job's numbers) came into the queue: their events;
+    how many they are."""
     if more == made:
-        return False
+        return 0
     job.condor["materialized"] = more
     state.touch(job)
-    new = list(numbers[made:more])
+    new = list(job.numbers()[made:more])
     condorjob.submit_events(state, job, new, now)
     if job.hold and job.condor.get("hold"):
         condorjob.held_events(state, job, new, now)
     condorjob.schedule_crons(state, job, now, numbers=new)
-    return True
+    return len(new)
 
 
 def advance_all(state, now):
-    """``advance`` each cluster materialized late that changed since the last look; one
-    whose last proc left the queue has its ClusterRemove event and is looked at no
-    more. True when procs came in."""
+    """``advance`` each cluster materialized late that changed since the last look, as far
+    as MAX_JOBS_SUBMITTED and MAX_JOBS_PER_OWNER leave room (a cluster they held back is
+    looked at again each time, until they let its procs in); one whose last proc left
+    the queue has its ClusterRemove event and is looked at no more. True when procs
+    came in."""
+    from gridtools.daemon import intake
     factories = state.factories
-    came = False
+    came, counted = False, False
     for job_id, seen in list(factories.items()):
         job = state.jobs.get(job_id)
         if job is None:
@@ -125,8 +140,13 @@ def advance_all(state, now):
             removed(state, job, now)
             del factories[job_id]
             continue
-        came = advance(state, job, now) or came
-        factories[job_id] = job.version
+        room = intake.queue_room(state, job.spec, fresh=not counted)
+        counted = counted or room is not None
+        new, held_back = advance(state, job, now, room)
+        if new:
+            came = True
+            intake.counted_in(job.spec["owner"], new)
+        factories[job_id] = None if held_back else job.version
     if came:
         state.need_schedule = True
     return came

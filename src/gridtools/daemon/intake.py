@@ -483,20 +483,18 @@ COUNTS_KEPT = 1.0
 _COUNTS = {}
 
 
-def _over_job_limits(state, spec):
-    """Why HTCondor's schedd limits refuse a new job ("" when they do not):
-    MAX_JOBS_SUBMITTED, the procs in the queue with the new ones, and
-    MAX_JOBS_PER_OWNER, its owner's. Jobs of both dialects count, as condor_q shows
-    them all (a Grid Engine job's tasks are its procs); a Grid Engine job is held to a
-    limit the configuration sets, not to HTCondor's defaults (its own limits are
-    max_u_jobs, max_jobs and max_aj_tasks)."""
+def job_limits(state, spec):
+    """(MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER) that hold for a job described by ``spec``,
+    or None when neither does. Jobs of both dialects count, as condor_q shows them all (a
+    Grid Engine job's tasks are its procs); a Grid Engine job is held to a limit the
+    configuration sets, not to HTCondor's defaults (its own limits are max_u_jobs,
+    max_jobs and max_aj_tasks)."""
     conf = state.condor.conf if state.condor is not None else None
     if conf is None:
-        return ""
+        return None
     from gridtools.errors import ConfigError
     from gridtools.formats.condor.jobad import INT_MAX, MAX_JOBS_PER_OWNER, MAX_JOBS_SUBMITTED
     from gridtools.formats.condor_config import integer
-    from gridtools.model.job import task_numbers
     condor = bool(spec.get("condor_ad"))
 
     def limit(name, default):
@@ -509,7 +507,21 @@ def _over_job_limits(state, spec):
             return default if condor else INT_MAX
     most, per_owner = limit("MAX_JOBS_SUBMITTED", MAX_JOBS_SUBMITTED), limit("MAX_JOBS_PER_OWNER", MAX_JOBS_PER_OWNER)
     if not condor and most == per_owner == INT_MAX:
+        return None
+    return most, per_owner
+
+
+def _over_job_limits(state, spec):
+    """Why HTCondor's schedd limits refuse a new job ("" when they do not):
+    MAX_JOBS_SUBMITTED, the procs in the queue with the new ones, and
+    MAX_JOBS_PER_OWNER, its owner's (``job_limits``). A cluster materialized late counts
+    the procs it makes first; the later ones are held to the limits as they are made
+    (``factory.advance``)."""
+    found = job_limits(state, spec)
+    if found is None:
         return ""
+    from gridtools.model.job import task_numbers
+    most, per_owner = found
     new = len(task_numbers(spec))
     if spec.get("materialize"):
         new = min(new, int(spec["materialize"]))
@@ -519,9 +531,25 @@ def _over_job_limits(state, spec):
         return "Number of submitted jobs would exceed MAX_JOBS_SUBMITTED"
     if owners.get(owner, 0) + new > per_owner:
         return "Number of submitted jobs would exceed MAX_JOBS_PER_OWNER"
-    _COUNTS["total"] = total + new
-    owners[owner] = owners.get(owner, 0) + new
+    counted_in(owner, new)
     return ""
+
+
+def queue_room(state, spec, fresh=False):
+    """How many more procs of ``spec``'s owner MAX_JOBS_SUBMITTED and MAX_JOBS_PER_OWNER
+    let into the queue now (None: no limit holds); counted anew when ``fresh``."""
+    found = job_limits(state, spec)
+    if found is None:
+        return None
+    total, owners = _queue_counts(state, fresh)
+    return max(0, min(found[0] - total, found[1] - owners.get(spec["owner"], 0)))
+
+
+def counted_in(owner, new):
+    """``new`` procs of ``owner`` came into the queue: the kept counts grow with them."""
+    if "total" in _COUNTS:
+        _COUNTS["total"] += new
+        _COUNTS["owners"][owner] = _COUNTS["owners"].get(owner, 0) + new
 
 
 _SCHEDD = {}
@@ -539,11 +567,11 @@ def schedd_ad(state):
     return _SCHEDD["ad"]
 
 
-def _queue_counts(state):
+def _queue_counts(state, fresh=False):
     """(the procs in the queue, owner -> theirs): counted at most every COUNTS_KEPT
-    seconds."""
+    seconds (now, when ``fresh``)."""
     now = time.monotonic()
-    if _COUNTS.get("state") is state and now - _COUNTS["at"] < COUNTS_KEPT:
+    if not fresh and _COUNTS.get("state") is state and now - _COUNTS["at"] < COUNTS_KEPT:
         return _COUNTS["total"], _COUNTS["owners"]
     from gridtools.model.job import TaskState
     total, owners = 0, {}
