@@ -235,6 +235,44 @@ def test_interrupting_sync_deletes_the_job(cell, workdir):
         assert qstat_state(cell, jid) is None         # gone from qstat when qsub returns
 
 
+def _number(proc):
+    return int(re.search(r"Your job (\d+)", proc.stdout).group(1))
+
+
+def test_an_immediate_job_that_is_held_is_turned_away_and_an_interrupted_wait_deletes_it(cell, workdir):
+    """qsub -now y: the job starts in its first pass or is removed, whatever keeps it
+    (a hold, a dependency); a qsub interrupted while it waits deletes its job, as with
+    -sync y, so that no "immediate" job runs later."""
+    import signal
+    import subprocess
+    held = cell.qsub("-now", "y", "-h", "-b", "y", "true", cwd=workdir, timeout=30)
+    assert held.returncode == 1
+    assert held.stderr.endswith('Your "qsub" request could not be scheduled, try again later.\n')
+    assert qstat_state(cell, _number(held)) is None
+    first = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    waits = cell.qsub("-now", "y", "-hold_jid", str(first), "-b", "y", "true", cwd=workdir, timeout=30)
+    assert waits.returncode == 1 and qstat_state(cell, _number(waits)) is None
+    cell.run("qdel", str(first), check=True)
+    # one that waits: scheduling is stopped
+    cell.run("qconf", "-ks", check=True)
+    waiting = subprocess.Popen(["qsub", "-now", "y", "-b", "y", "true"], env=cell.env, cwd=workdir,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        jid = int(re.search(r"Your job (\d+)", waiting.stdout.readline()).group(1))
+        wait_for(lambda: qstat_state(cell, jid) == "qw", timeout=20)
+        waiting.send_signal(signal.SIGTERM)
+        _out, err = waiting.communicate(timeout=30)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    assert (waiting.returncode, err) == (1, "Waiting for immediate job to be scheduled.\n"
+                                            "\nInterrupted!\nPlease wait while qsub shuts down.\n")
+    assert qstat_state(cell, jid) is None
+    cell.run("qconf", "-at", "scheduler", check=True)
+    ran = cell.qsub("-now", "y", "-b", "y", "true", cwd=workdir, timeout=30)
+    assert ran.returncode == 0 and "has been successfully scheduled." in ran.stderr
+
+
 def test_error_reason_has_grid_engines_prefix(cell, workdir):
     """qstat -j: "error reason 1: MM/DD/YYYY HH:MM:SS [uid:pid]: error: ..." (capture qstat-j-Eqw)."""
     missing = os.path.join(workdir, "nonexist")

@@ -158,6 +158,17 @@ def test_an_immediate_job_that_cannot_start_is_rejected():
     assert [r.job_id for r in decisions.rejects] == [2]
 
 
+def test_an_immediate_job_that_is_held_deferred_or_waits_for_another_is_rejected_too():
+    """A -now y job starts in its first pass or is turned away, whatever keeps it."""
+    sc = {"hosts": ["h1"], "slots": 4, "now": 100,
+          "jobs": [{"id": 1, "qsub": "-now y -h"}, {"id": 2, "qsub": "-now y -a 203001010000"},
+                   {"id": 3, "qsub": "-now y", "predecessors": [9]}, {"id": 9, "qsub": "-h"},
+                   {"id": 4, "qsub": "-now y"}]}
+    decisions, started = run(sc)
+    assert started == ["4.1 all.q@h1=1"]
+    assert sorted(r.job_id for r in decisions.rejects) == [1, 2, 3]
+
+
 def test_posix_priority_orders_the_jobs():
     sc = {"hosts": ["h1"], "slots": 1, "sched": {"weight_priority": 1},
           "jobs": [{"id": 1, "qsub": "-p -100"}, {"id": 2}, {"id": 3, "qsub": "-p -10"}]}

@@ -446,6 +446,8 @@ def _consider(p, job, decisions):
     """Filter and place the pending tasks of one job; returns its reasons."""
     blocked = p.job_blocked(job)
     if blocked is not None:
+        if job.now_only and blocked.why is not Why.OWNER_STEPS:     # (a put-off job is looked at next pass)
+            decisions.rejects.append(Reject(job.id))
         return _blocked_reasons(blocked)
     if job.universe:
         return local.start(p, job, decisions)

@@ -175,7 +175,7 @@ def _submit(argv, prog):
     spec = submit.finish_spec(req, 1, name, cwd, args, command)
     submit.check_spec(spec, script, conf)
     guard = None
-    if client.get("sync"):
+    if client.get("sync") or req.get("now"):
         from gridtools.cli.sge import sync
         guard = sync.arm()          # an interruption from here on deletes the job
     spec["id"] = ids.allocate("job")[0]
@@ -186,7 +186,7 @@ def _submit(argv, prog):
     print(submitted_message(spec, client.get("terse")), flush=True)
     if req.get("now"):
         from gridtools.cli.sge import sync
-        if not sync.wait_immediate(spec):
+        if not sync.wait_immediate(spec, guard):
             return 1
     if client.get("sync"):
         from gridtools.cli.sge import sync

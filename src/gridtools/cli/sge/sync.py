@@ -229,20 +229,40 @@ class _StoreNotice:
                 self.said = True
 
 
-def wait_immediate(spec, poll=0.01):
-    """``-now y``: wait until the immediate job started (True) or was turned away (False)."""
+def wait_immediate(spec, guard=None, poll=0.01):
+    """``-now y``: wait until the immediate job started (True) or was turned away (False:
+    the scheduler rejected it, or it was deleted or left the job store before it ran). A
+    stop signal (``guard``, armed before submitting) deletes the job, as for -sync y."""
     sys.stderr.write("Waiting for immediate job to be scheduled.\n")
+    guard = guard or arm()
+    try:
+        guard.start_raising()
+        started = _wait_immediate(spec, poll)
+    except Interrupted:
+        guard.stop_raising()
+        _shut_down(spec)
+        return False
+    finally:
+        guard.stop_raising()
+    if started:
+        sys.stderr.write(f"\nYour immediate job {spec['id']} has been successfully scheduled.\n")
+    else:
+        sys.stderr.write('\nYour "qsub" request could not be scheduled, try again later.\n')
+    return started
+
+
+def _wait_immediate(spec, poll):
     while True:
         try:
-            state = jobstore.read_state(spec["id"]) or {}
+            state = jobstore.read_state(spec["id"])
         except spoolyaml.SpoolFormatError:
             state = {}
-        tasks = (state.get("tasks") or {}).values()
+        if state is None and _gone(spec["id"]):
+            return False
+        tasks = ((state or {}).get("tasks") or {}).values()
         if any(t.get("state") == "running" or t.get("exit_status") is not None for t in tasks):
-            sys.stderr.write(f"\nYour immediate job {spec['id']} has been successfully scheduled.\n")
             return True
-        if any("immediate" in t.get("failed_reason", "") for t in tasks):
-            sys.stderr.write('\nYour "qsub" request could not be scheduled, try again later.\n')
+        if any("immediate" in t.get("failed_reason", "") or t.get("state") == "finished" for t in tasks):
             return False
         time.sleep(poll)
         poll = min(poll * 1.5, 0.2)
