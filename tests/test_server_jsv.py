@@ -5,6 +5,7 @@ lines reach the daemon's messages; and while it is set, qalter may change only w
 jsv_allowed_mod lists."""
 
 import os
+import re
 
 from qtools import set_global
 
@@ -81,9 +82,6 @@ def test_a_jsv_the_daemon_cannot_run_or_that_breaks_the_protocol_refuses_the_job
         os.chmod(workdir, 0o777)
     proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
     assert (proc.returncode, proc.stderr) == (1, "Unable to run job: JSV stderr: oops\nExiting.\n")
-    set_global(cell, jsv_url="script:nosuchuser@/bin/true")
-    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
-    assert (proc.returncode, proc.stderr) == (1, 'Unable to run job: unknown user "nosuchuser" in JSV URL\nExiting.\n')
     assert _job_ids(cell) == []
     set_global(cell, jsv_url="none")
     proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
@@ -331,3 +329,68 @@ def test_a_jsv_started_while_the_daemon_acts_as_a_job_owner_still_runs_as_the_da
     serverjsv.KEPT.release()
     assert found and "does not exist" not in str(found[0][1]), found     # (it was found, and started:)
     assert seen.read_text() == str(os.geteuid())                        # (with the daemon's identity)
+
+
+def test_jsv_allowed_mod_holds_for_a_grid_engine_job_changed_with_htcondor_commands(cell, workdir, users):
+    path, _seen = _jsv(workdir, "#!/bin/sh\n. \"$SGE_ROOT/util/resources/jsv/jsv_include.sh\"\n"
+                                "jsv_on_verify() {\n    jsv_accept\n}\njsv_main\n")
+    job_id = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir).stdout.split()[2]
+    set_global(cell, jsv_url=f"script:{path}")
+    set_global(cell, jsv_allowed_mod="none")
+    refusal = "No job modification allowed due to jsv_allowed_mod configuration\n"
+    for args in (("condor_release", job_id), ("condor_hold", job_id), ("condor_prio", "-p", "-7", job_id),
+                 ("condor_qedit", job_id, "Cmd", '"/bin/false"')):
+        proc = cell.run(*args, user=users[0])
+        assert (proc.returncode, proc.stderr) == (1, refusal), args
+    assert "hqw" in cell.run("qstat", "-u", "*").stdout
+    assert "/bin/false" not in cell.run("condor_q", "-l", job_id).stdout
+    set_global(cell, jsv_allowed_mod="h")
+    proc = cell.run("condor_qedit", job_id, "JobPrio", "3", user=users[0])
+    assert (proc.returncode, proc.stderr) == (
+        1, "rejected due to jsv_allowed_mod configuration which does not allow: p\n")
+    assert cell.run("condor_release", job_id, user=users[0]).returncode == 0
+
+
+def test_a_server_jsv_that_says_too_much_is_cut_short(cell, workdir, users):
+    """The daemon keeps at most MOST_LOGGED LOG lines of one verification (one line says the
+    rest were left out), refuses a job the JSV gives more arguments than a job may have
+    before it makes them, and takes a JSV that sends endless text for broken."""
+    from gridtools.cli.sge.jsv import MOST_LOGGED
+    flood = ("#!/bin/sh\n. \"$SGE_ROOT/util/resources/jsv/jsv_include.sh\"\n"
+             "jsv_on_start() {\n    :\n}\njsv_on_verify() {\n    i=0\n    while [ $i -lt 5000 ]; do echo \"LOG INFO line $i\"; i=$((i+1)); done\n"
+             "    jsv_accept\n}\njsv_main\n")
+    path, _seen = _jsv(workdir, flood)
+    set_global(cell, jsv_url=f"script:{path}")
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    with open(os.path.join(cell.root, "spool", "messages")) as fh:
+        logged = [line for line in fh if "|server JSV: " in line]
+    assert len(logged) == MOST_LOGGED + 1
+    assert logged[-1].endswith(f"|W|server JSV: the JSV's LOG lines after the first {MOST_LOGGED} were left out\n")
+    many = ("#!/bin/sh\n. \"$SGE_ROOT/util/resources/jsv/jsv_include.sh\"\n"
+            "jsv_on_start() {\n    :\n}\njsv_on_verify() {\n    echo 'PARAM CMDARGS 300000000'\n    jsv_correct\n}\njsv_main\n")
+    path, _seen = _jsv(workdir, many)
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "Unable to run job: too many job arguments (more than 131072)\n"
+                                                 "Exiting.\n")
+    endless = "#!/bin/sh\nwhile :; do printf 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'; done\n"
+    path, _seen = _jsv(workdir, endless)
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (
+        1, "Unable to run job: JSV sent a line longer than 1048576 bytes\nExiting.\n")
+
+
+def test_a_jsv_url_that_could_verify_no_job_is_refused_when_it_is_set(cell, workdir):
+    text = cell.run("qconf", "-sconf", "global", check=True).stdout
+    path = os.path.join(workdir, "global")
+    for url, why in (("bogus:/bin/true", 'type "bogus" in JSV URL is invalid'),
+                     ("script:/nonexistent/x.jsv", 'JSV file "/nonexistent/x.jsv" does not exist'),
+                     ("script:nosuchuser@/bin/true", 'unknown user "nosuchuser" in JSV URL'),
+                     (f"script:{workdir}", f'JSV "{workdir}" is either not a file or not executable')):
+        with open(path, "w") as fh:
+            fh.write(re.sub(r"(?m)^jsv_url\s.*$", f"jsv_url {url}", text))
+        proc = cell.run("qconf", "-Mconf", path)
+        assert (proc.returncode, proc.stderr) == (1, f"denied: jsv_url: {why}\n"), url
+    assert "jsv_url                      none" in cell.run("qconf", "-sconf", "global").stdout
+    proc = cell.run("qsub", "-h", "-b", "y", "true", cwd=workdir)
+    assert proc.returncode == 0

@@ -177,9 +177,27 @@ def _was_removed(job, number):
 
 # ---------------------------------------------------------------- condor_hold, condor_release
 
+def _jsv_refusal(state, req, touched, what):
+    """Why a server JSV's jsv_allowed_mod refuses a change touching ``touched`` of a
+    Grid Engine job among the request's targets ("" when it does not): the list holds
+    for such a job whichever dialect's command changes it (qhold and condor_hold alike)."""
+    from gridtools.daemon import serverjsv
+    for target in req.body.get("targets") or []:
+        job = state.jobs.get(target.get("id"))
+        if job is not None and not condorjob.is_condor(job):
+            refused = serverjsv.alteration_refusal(state, touched)
+            if refused:
+                state.log(f"W|{what} of {user_name(req.uid)} refused: {refused}")
+            return refused
+    return ""
+
+
 def hold(state, dispatcher, req, now):
     on = bool(req.body.get("on", True))
     requester = user_name(req.uid)
+    refused = _jsv_refusal(state, req, {"user_hold"}, "condor_hold" if on else "condor_release")
+    if refused:
+        return 1, "", refused + "\n"
     default = "via condor_hold" if on else "via condor_release"
     reason = f"{req.body.get('reason') or default} (by user {requester})"
     subcode = int(req.body.get("subcode") or 0)
@@ -226,6 +244,11 @@ def qedit(state, dispatcher, req, now):
                                      super_user)
             if why is not None:
                 return 1, "", f"Update of attribute \"{name}\" is not allowed: {why}\n"
+
+    touched = {"priority" if name.lower() == "jobprio" else f"attribute {name}" for name in attrs}
+    refused = _jsv_refusal(state, req, touched, "condor_qedit")
+    if refused:
+        return 1, "", refused + "\n"
 
     def act(job, target):
         numbers = [n for n in _numbers(job, target) if job.state_of(n) is not TaskState.FINISHED]

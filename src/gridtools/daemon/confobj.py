@@ -65,6 +65,22 @@ def _check(kind, name, obj, adding):
         _userset_refusal(obj, not adding)
     if kind == "hostgroup":
         hostgroup_refusal(name, obj)
+    if kind == "conf" and obj.get("jsv_url"):
+        jsv_url_refusal(str(obj["jsv_url"]))
+
+
+def jsv_url_refusal(url):
+    """Raise GridError for a server JSV url that could not verify a job: another type than
+    script, no program that runs, a user that does not exist (what a submission would
+    be refused for later)."""
+    from gridtools.cli.sge.jsv import Refused, program
+    from gridtools.daemon.serverjsv import account
+    try:
+        found = program(url.strip(), server=True)
+        if found is not None:
+            account(found[0])
+    except Refused as exc:
+        raise GridError(f"denied: jsv_url: {exc}") from None
 
 
 def hostgroup_refusal(name, obj):

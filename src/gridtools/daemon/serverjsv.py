@@ -66,7 +66,7 @@ def _timeout(state):
     return jsv_timeout((state.config.objects["conf"].get("global") or {}).get("qmaster_params"))
 
 
-def _account(name):
+def account(name):
     """(uid, gid, name, home) of the user a JSV runs as: ``name``'s, the daemon's own
     when None. Refused when that user does not exist, or is another than the daemon's
     and the daemon is not root."""
@@ -224,7 +224,7 @@ def _verify(spec, text, timeout, printed):
             if found is None:
                 return spec, None
             user, path = found
-            uid, gid, name, home = _account(user)
+            uid, gid, name, home = account(user)
             as_user = None if uid == os.geteuid() else (uid, gid)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "USER": name, "LOGNAME": name,
                "SGE_ROOT": cell.root(), "SGE_CELL": CELL}

@@ -45,6 +45,7 @@ from gridtools import ospaths
 from gridtools.cli.sge import options
 from gridtools.cli.sge.optvalues import Rejected
 from gridtools.errors import GridError
+from gridtools.formats.jobcheck import MAX_ITEMS
 
 #: seconds a JSV may take over a line when SGE_JSV_TIMEOUT does not say
 DEFAULT_TIMEOUT = 10
@@ -74,6 +75,12 @@ THROUGH_OPTIONS = {
 
 #: what a PE range without a top is sent as
 NO_TOP = 9999999
+#: the longest line a JSV may send, and the most it may send over one verification (bytes):
+#: one that sends more is taken for broken, as one that stops answering
+LONGEST_LINE = 1 << 20
+MOST_SENT = 64 << 20
+#: the most LOG lines kept of one verification (the rest are counted in one line)
+MOST_LOGGED = 1000
 
 
 class Refused(Rejected):
@@ -346,12 +353,16 @@ def _command(job, name, value):
         if value is None or not value.isdigit():
             raise _bad_value(name, value)
         count = int(value)
+        if count > MAX_ITEMS:
+            raise Refused(f"too many job arguments (more than {MAX_ITEMS})")
         job.args = (job.args + [""] * count)[:count]
     else:
         index = name[len("CMDARG"):]
         if not index.isdigit():
             return
         index = int(index)
+        if index >= MAX_ITEMS:
+            raise Refused(f"too many job arguments (more than {MAX_ITEMS})")
         job.args += [""] * (index + 1 - len(job.args))
         job.args[index] = value if value is not None else ""
 
@@ -463,6 +474,7 @@ class Instance:
         os.set_blocking(self.proc.stdin.fileno(), False)
         self.pending = {self.proc.stdout.fileno(): b"", self.proc.stderr.fileno(): b""}
         self.closed = set()
+        self.received = 0
 
     def send(self, lines, deadline):
         """Write ``lines`` to the JSV, each with its line break, by ``deadline`` (a
@@ -511,6 +523,11 @@ class Instance:
             for fd in ready:
                 data = os.read(fd, 65536)
                 if data:
+                    self.received += len(data)
+                    if self.received > MOST_SENT:
+                        raise Refused(f"JSV sent more than {MOST_SENT} bytes")
+                    if len(self.pending[fd]) + len(data) > LONGEST_LINE and b"\n" not in data:
+                        raise Refused(f"JSV sent a line longer than {LONGEST_LINE} bytes")
                     self.pending[fd] += data
                 else:
                     self.closed.add(fd)
@@ -570,6 +587,15 @@ class OutOfTurn(Exception):
     the job, a second STARTED ...): what a JSV left of an earlier conversation, say."""
 
 
+def _logged(printed, level, text):
+    """Keep one LOG line of a JSV, up to MOST_LOGGED of them; one line says that the
+    ones after were left out."""
+    if len(printed) < MOST_LOGGED:
+        printed.append((level, text))
+    elif len(printed) == MOST_LOGGED:
+        printed.append(("WARNING", f"the JSV's LOG lines after the first {MOST_LOGGED} were left out"))
+
+
 def _converse(instance, job, prog, timeout, printed, whole=None):
     """One verification: (corrected, changes, env changes). Refused for a refusal.
     ``timeout``: seconds the JSV may take over each line; ``whole``: seconds it may
@@ -619,7 +645,7 @@ def _converse(instance, job, prog, timeout, printed, whole=None):
                 raise Refused(f'"ENV {sub or "<null>"} {name or "<null>"} {value or "<null>"}" is invalid')
             env_changes.append((sub, name, value))
         elif command == "LOG":
-            printed.append((sub, args or ""))
+            _logged(printed, sub, args or "")
         elif command == "RESULT":
             state, _, text = (args or "").partition(" ")
             if sub != "STATE":
