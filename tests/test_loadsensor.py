@@ -83,6 +83,25 @@ def test_a_sensor_reports_when_asked_restarts_and_quits(tmp_path):
         sensors.stop_all()
 
 
+def test_a_sensor_that_writes_junk_is_logged_once_a_report_and_long_values_are_left_out(tmp_path):
+    junk = ("#!/bin/sh\nwhile read line; do\n  [ \"$line\" = quit ] && exit 0\n  echo begin\n"
+            "  i=0; while [ $i -lt 500 ]; do echo junk; i=$((i+1)); done\n"
+            "  echo \"nodeA:big:$(head -c 2000 /dev/zero | tr '\\0' 9)\"\n  echo nodeA:small:5\n  echo end\n"
+            "done\n")
+    script = write_script(str(tmp_path / "junk.sh"), junk)
+    logged = []
+    sensors = LoadSensors(logged.append)
+    try:
+        sensors.configure([("nodeA", script)], now=0.0)
+        wait_for(lambda: sensors.pump() or sensors.values())
+        assert sensors.values() == {"nodeA": {"small": "5"}}
+        assert len(logged) == 2, logged
+        assert logged[0].endswith(": format error in line 'junk'")
+        assert logged[1].endswith(": 501 lines of its report were left out")
+    finally:
+        sensors.stop_all()
+
+
 def test_a_sensor_that_does_not_quit_is_killed(tmp_path):
     script = write_script(str(tmp_path / "stubborn.sh"),
                           "#!/bin/sh\ntrap '' TERM PIPE\nread line\necho begin\necho end\n"

@@ -69,6 +69,21 @@ def test_load_sensor_values_of_hosts_and_of_the_cell_are_compared_with_requests(
                                      '(-l lic=9) cannot run in queue "all.q@h2" because it offers only gl:licenses=7']
 
 
+def test_a_load_value_that_does_not_read_as_a_number_counts_as_the_worst():
+    """A sensor's "abc", "nan" or "-5G": a load threshold on it is crossed and a request
+    for it is not met, as Grid Engine takes a load value it cannot read."""
+    sc = {"hosts": ["h1", "h2", "h3"], "complex": ["scratch scr MEMORY <= YES NO 0 0"],
+          "queue": {"load_thresholds": "np_load_avg=1.75"},
+          "load": {"h1": {"np_load_avg": "abc", "scratch": "3G"}, "h2": {"np_load_avg": "nan", "scratch": "3G"},
+                   "h3": {"np_load_avg": 0.1, "scratch": "-5G"}},
+          "jobs": [{"id": 1, "qsub": "-l scr=1G"}, {"id": 2}]}
+    decisions, started = run(sc)
+    assert started == ["2.1 all.q@h3=1"]
+    assert any("all.q@h1" in r and "overloaded" in r for r in reasons(decisions, 1))
+    assert any("all.q@h2" in r and "overloaded" in r for r in reasons(decisions, 1))
+    assert '(-l scr=1G) cannot run in queue "all.q@h3" because it offers only hl:scratch=-inf' in reasons(decisions, 1)
+
+
 def test_a_gpu_job_waits_with_a_clear_reason_where_no_host_has_gpus():
     """gpu is a consumable defined in the complex but offered by no host (their
     complex_values NONE): unknown there. The shipped cell's hosts offer gpu=0 where the

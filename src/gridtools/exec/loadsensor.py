@@ -16,7 +16,8 @@ A report is asked for when the sensor starts and then every
 ``load_report_time`` of the host; the values are those of the sensor's last
 complete report, taken as soon as it is complete. A line that does not read
 as ``host:name:value`` (three parts, none empty; the value is the rest of the
-line) is left out and logged. A sensor that ended, or whose program file
+line, at most ``LONGEST_VALUE`` characters) is left out and logged: the first
+one of a report, and how many there were when the report ends. A sensor that ended, or whose program file
 changed, is started again when the next report is due; one no longer named
 is asked to quit, and killed if it has not ended ``QUIT_TIMEOUT`` seconds
 later.
@@ -35,6 +36,8 @@ from gridtools.exec.piped import Piped
 QUIT_TIMEOUT = 10.0
 #: values one report may have (the rest are dropped)
 MOST_VALUES = 10000
+#: the longest value kept (a longer one is left out, as a line that does not read)
+LONGEST_VALUE = 1024
 
 
 def programs(text):
@@ -83,6 +86,7 @@ class LoadSensor:
         self.values = {}            # (host, name) -> value of the last complete report
         self._partial = []
         self._stamp = None
+        self._bad = 0               # lines of the report being read that were left out
 
     def start(self):
         self._partial, self._stamp = [], _stamp(self.command)
@@ -124,11 +128,17 @@ class LoadSensor:
                 self._partial = []
                 changed = changed or values != self.values
                 self.values = values
+                if self._bad > 1:
+                    self.log(f"W|load sensor {self.command} of host {self.host}: "
+                             f"{self._bad} lines of its report were left out")
+                self._bad = 0
             else:
                 found = parse_line(line)
-                if found is None:
-                    self.log(f"W|load sensor {self.command} of host {self.host}: "
-                             f"format error in line {line[:100]!r}")
+                if found is None or len(found[2]) > LONGEST_VALUE:
+                    self._bad += 1
+                    if self._bad == 1:
+                        self.log(f"W|load sensor {self.command} of host {self.host}: "
+                                 f"format error in line {line[:100]!r}")
                 elif len(self._partial) < MOST_VALUES:
                     self._partial.append(found)
         return changed

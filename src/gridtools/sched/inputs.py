@@ -190,16 +190,25 @@ def queue_instances(conf, groups, table, states_of=lambda name: QState.NONE):
                  for host in queue_hosts(queue, groups, known))
 
 
+#: what a load value of a numeric complex that does not read as a number counts as, by the
+#: complex's relation: the worst value there is, so that a load threshold on it is crossed
+#: and a request for it is not met (as Grid Engine takes a load value it cannot read)
+_UNREADABLE = {Relop.GE: float("inf"), Relop.GT: float("inf"), Relop.LE: float("-inf"),
+               Relop.LT: float("-inf")}
+
+
 def numeric_load(load, table):
-    """Load values as numbers where the complex of that name is numeric, else as given."""
+    """Load values as numbers where the complex of that name is numeric, else as given
+    (one that does not read as a number, ``nan`` say, as the worst: ``_UNREADABLE``)."""
     parsed = {}
     for name, value in (load or {}).items():
         cx = table.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
             parsed[name] = value
         elif cx is not None and cx.type.numeric:
             number = value_or_none(cx, value)
-            parsed[name] = value if number is None else number
+            parsed[name] = number if number is not None and number == number else \
+                _UNREADABLE.get(cx.relop, float("nan"))
         else:
             parsed[name] = value
     return parsed
