@@ -1038,7 +1038,8 @@ def edit_ads(state, job, numbers, attrs):
         from gridtools.daemon.devices import countable_complexes
         counted = countable_complexes(state.config)
         before = _derived(spec, counted)
-        positions = [job.numbers().index(n) + 1 for n in numbers]
+        place = {n: i for i, n in enumerate(job.numbers(), 1)}
+        positions = [place[n] for n in numbers]
         for name, text in attrs.items():
             spec["condor_ad"] = edited_texts(spec, positions, name, text)
         _refresh(spec, before, _derived(spec, counted), counted)
