@@ -1410,3 +1410,35 @@ def test_a_dag_in_a_shared_folder_follows_no_link_and_takes_no_log_another_user_
     dag_ended(cell, manager)
     assert "is not a file of yours: what it says is not taken" in open(os.path.join(workdir, "forged.dag.dagman.out")).read()
     assert not os.path.exists(os.path.join(workdir, "A.ran"))
+
+
+#: a node's program that prints its arguments
+SHOW_ARGS = "#!/bin/sh\necho \"$@\"\n"
+
+
+# A DAG node's submission as HTCondor's DAGMan makes it: its VARS are macros defined
+# before its submit file is read (its conditions see them), and its DIR is the folder
+# condor_submit runs in (its includes are read and run there).
+
+def test_a_node_s_vars_are_macros_its_conditions_see(cell, workdir):
+    write(workdir, "show.sh", SHOW_ARGS)
+    write(workdir, "m.sub", "executable = show.sh\nif defined MODE\n arguments = mode-$(MODE)\nelse\n"
+                            " arguments = old\nendif\noutput = m.out\nqueue\n")
+    write(workdir, "diamond.dag", "JOB B m.sub\nVARS B MODE=\"fast\"\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    assert open(os.path.join(workdir, "m.out")).read() == "mode-fast\n"
+
+
+def test_a_node_s_dir_is_where_its_includes_are_read_and_run(cell, workdir):
+    write(workdir, "sub1/show.sh", SHOW_ARGS)
+    write(workdir, "sub1/n.sub", "executable = show.sh\ninclude : part.inc\ninclude : ./cmd.sh |\n"
+                                 "output = n.out\nqueue\n")
+    write(workdir, "sub1/part.inc", "arguments = part $(WHERE)\n")
+    write(workdir, "sub1/cmd.sh", "#!/bin/sh\necho \"WHERE = $(basename \"$(pwd)\")\"\n")
+    write(workdir, "part.inc", "arguments = wrong $(WHERE)\n")      # (the DAG's folder's: not read)
+    write(workdir, "cmd.sh", "#!/bin/sh\necho \"WHERE = top\"\n")
+    write(workdir, "diamond.dag", "JOB A n.sub DIR sub1\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    assert open(os.path.join(workdir, "sub1", "n.out")).read() == "part sub1\n"

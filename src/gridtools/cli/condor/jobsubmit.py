@@ -47,7 +47,7 @@ def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, en
     from gridtools.formats.condor.jobad import SubmitContext
     from gridtools.formats.condor.submit import parse_submit
     append = [f"{name} = {value}" for name, value in (appended or {}).items()]
-    desc = parse_submit(text, append=append, source=source)
+    desc = parse_submit(text, append=append, source=source, variables=variables, cwd=cwd)
     from gridtools.cli.condor.submit import knob_on, setting, submit_knobs
     knobs = submit_knobs()
     ctx = SubmitContext(cwd=cwd, owner=owner, now=int(time.time()), files=LocalFiles(cwd),

@@ -57,6 +57,9 @@ MULTI_QUEUE = ("\nWarning: Use of multiple queue statements in a single submit f
                "\n         how multiple queue statements can be converted into one visit:"
                "\nhttps://htcondor.readthedocs.io/en/latest/auto-redirect.html?category=example"
                "&tag=convert-multi-queue-statements")
+#: what HTCondor's condor_submit says (on standard error, but with -terse) of a description
+#: whose queue statements make no proc (``queue 0``); nothing is queued, and it exits 0
+EMPTY_QUEUE = '\nWARNING: "{source}" has only empty "queue" commands -- no jobs queued'
 
 
 def more():
@@ -177,7 +180,8 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     into ``warnings`` (a list); the clusters materialized late into ``factories`` (a
     mapping: see ``SubmitContext``)."""
     cwd, dry_run = posix.getcwd(), opts["dry_run"] is not None
-    desc = parse_submit(text, append=opts["append"], queue_override=opts["queue"], source=source)
+    desc = parse_submit(text, append=opts["append"], queue_override=opts["queue"], source=source,
+                        variables=opts["variables"])
     if not desc.queues:
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
     if opts["knobs"] is None:           # (-interactive read them already, with its own)
@@ -199,9 +203,20 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     clusters = {}
     for ad in ads:
         clusters.setdefault(ad.eval("ClusterId"), []).append(ad)
+    _release_unused(taken, clusters, dry_run)
     if len(desc.queues) > 1 and warnings is not None:
         warnings.insert(0, MULTI_QUEUE)
+    if not ads and warnings is not None and not opts["terse"]:
+        warnings.append(EMPTY_QUEUE.format(source=source))
     return sorted(clusters.items())
+
+
+def _release_unused(taken, clusters, dry_run):
+    """Give back the ids of ``taken`` no proc was made in (a ``queue 0``), so that only
+    the clusters queued keep theirs."""
+    unused = [number for number in taken if number not in clusters]
+    release(unused, dry_run)
+    taken[:] = [number for number in taken if number in clusters]
 
 
 def check_spec(spec, ads=()):

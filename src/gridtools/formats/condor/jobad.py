@@ -503,9 +503,15 @@ def _rest(ad, cmd, ctx, universe):
         ad["JobLeaseDuration"] = A.DEFAULT_LEASE
 
 
+#: the attributes the queue sets itself, whatever the description says (HTCondor's
+#: condor_submit sends the job's own id for them and leaves the description's out: the
+#: claimed cluster id and the proc numbers stand)
+QUEUE_SET = ("my.clusterid", "my.procid")
+
+
 def _custom(ad, jobs, expand):
     for key, raw in jobs.defs.items():
-        if key.startswith("my."):
+        if key.startswith("my.") and key not in QUEUE_SET:
             name = jobs.spelling(key[3:])
             text = expand(raw).strip()
             ad[name] = A.expr(name, text or "undefined")    # an empty value is UNDEFINED

@@ -129,10 +129,13 @@ def _is_comment(line):
     return line.lstrip().startswith("#")
 
 
-def parse_submit(text, *, append=(), queue_override=None, source="submit file"):
+def parse_submit(text, *, append=(), queue_override=None, source="submit file", variables=None, cwd=None):
     """A SubmitDescription from submit text; ``append`` lines go before the
     first queue statement (or at the end), ``queue_override`` is the
-    argument of ``-queue``. Raises InputError with HTCondor's wording."""
+    argument of ``-queue``. ``variables`` (NAME -> value: condor_submit's NAME=value
+    arguments, a DAG node's VARS) are macros defined before the text is read, which its
+    conditions, includes and messages see; ``cwd`` is the folder its includes are read and
+    run in (None: the current one). Raises InputError with HTCondor's wording."""
     desc = SubmitDescription(source=source)
     lines = iter(logical_lines(text))
     for number, line in lines:
@@ -142,7 +145,8 @@ def parse_submit(text, *, append=(), queue_override=None, source="submit file"):
             from gridtools.formats.condor import submitblocks
             if not submitblocks.is_special(line.strip()):
                 raise           # (if, include, error, @= ...: read by the module that knows them)
-            return submitblocks.parse(text, append=append, queue_override=queue_override, source=source)
+            return submitblocks.parse(text, append=append, queue_override=queue_override, source=source,
+                                      variables=variables, cwd=cwd)
         if found is not None:
             desc.statements.append(found)
     return finish(desc, append, queue_override, source)

@@ -4,10 +4,12 @@ as HTCondor's condor_submit reads them (its configuration reader, Parse_macros):
 - ``if`` / ``elif`` / ``else`` / ``endif`` blocks, with the conditions of the
   configuration language (``condor_conditions``): ``defined NAME``, ``version >= X.Y``,
   booleans and numbers, ``$(NAME)`` expanded first, ``!`` to negate; a name is defined
-  by the commands above the condition;
-- ``include : FILE`` (relative to the current folder), ``include : COMMAND |`` and
-  ``include command : COMMAND`` (its output), ``include ifexist : FILE`` (none when
-  it does not exist): the statements of that text, in place;
+  by the commands above the condition, or before the text (condor_submit's NAME=value
+  arguments, a DAG node's VARS);
+- ``include : FILE`` (relative to the folder of the submission: the current one, or a
+  DAG node's DIR), ``include : COMMAND |`` and ``include command : COMMAND`` (its
+  output; run in that folder), ``include ifexist : FILE`` (none when it does not
+  exist): the statements of that text, in place;
 - ``error [CODE] : TEXT`` (stops: ``Error "FILE", Line N: TEXT``) and
   ``warning : TEXT`` (printed, reading goes on), TEXT macro-expanded;
 - ``NAME @=TAG`` then lines up to ``@TAG``: a value of several lines.
@@ -47,11 +49,15 @@ def _keyword(stripped):
 
 
 class _Macros:
-    """What a condition sees: the commands read so far (``condor_conditions`` asks for
-    ``raw`` values and ``expand``s text)."""
+    """What a condition sees: the macros defined before the text (``variables``: NAME ->
+    value; an attribute's ``+NAME`` or ``MY.NAME`` is none) and the commands read so far
+    (``condor_conditions`` asks for ``raw`` values and ``expand``s text); ``cwd``: the
+    folder includes are read and run in (None: the current one)."""
 
-    def __init__(self):
-        self.values = {}
+    def __init__(self, variables=None, cwd=None):
+        self.values = {name.lower(): value for name, value in (variables or {}).items()
+                       if name[:1] != "+" and name[:3].lower() != "my."}
+        self.cwd = cwd
 
     def raw(self, name):
         return self.values.get(name.lower())
@@ -61,11 +67,11 @@ class _Macros:
         return Expander(lambda name: self.values.get(name.lower())).expand(text)
 
 
-def parse(text, *, append=(), queue_override=None, source="submit file"):
+def parse(text, *, append=(), queue_override=None, source="submit file", variables=None, cwd=None):
     """A SubmitDescription of ``text`` (see ``submit.parse_submit``)."""
     from gridtools.formats.condor_conditions import Blocks
     from gridtools.formats.condor_config import ConfigSyntaxError
-    desc, macros = S.SubmitDescription(source=source), _Macros()
+    desc, macros = S.SubmitDescription(source=source), _Macros(variables, cwd)
     blocks = Blocks(macros, source)
     try:
         _read(desc, macros, blocks, text, source, 0)
@@ -139,14 +145,15 @@ def _include(desc, macros, blocks, head, target, number, source, depth):
         raise S.error_at(number, "includes nested too deeply", source)
     if command:
         try:
-            done = subprocess.run(target, shell=True, capture_output=True, text=True, errors="replace")
+            done = subprocess.run(target, shell=True, capture_output=True, text=True, errors="replace",
+                                  cwd=macros.cwd)
         except OSError as exc:
             raise S.error_at(number, f"failed to run include command {target}: {exc.strerror}", source) from None
         if done.returncode:
             raise S.error_at(number, f"include command {target} exited with status {done.returncode}", source)
         text, named = done.stdout, target
     else:
-        path = target if os.path.isabs(target) else os.path.join(os.getcwd(), target)
+        path = target if os.path.isabs(target) else os.path.join(macros.cwd or os.getcwd(), target)
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
