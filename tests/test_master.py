@@ -127,3 +127,38 @@ def test_daemon_stop_returns_once_the_master_has_left_too(cell):
         assert stopped.stdout == "daemon stopped\n"
         assert not _alive(master) and not os.path.exists(os.path.join(cell.root, "spool", "daemon.master"))
         cell.start_daemon()
+
+
+def test_of_masters_started_at_once_the_one_whose_daemon_runs_the_cell_starts_it_again(cell, workdir):
+    """Several ``gridtools daemon start`` at once: the masters whose daemons found the cell
+    taken leave, and the one left is named in daemon.master and starts its daemon again
+    when it dies."""
+    import subprocess
+    _cell_for_obituaries(cell, workdir, 1)
+    cell.stop_daemon()
+    starts = [subprocess.Popen(["gridtools", "daemon", "start"], env=cell.env, cwd=cell.root,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(4)]
+    for proc in starts:
+        proc.wait(timeout=60)
+    first = wait_for(lambda: _pid(cell, "daemon.pid") if cell.run("gridtools", "daemon", "status").returncode == 0
+                     else 0, timeout=30)
+    master = _parent(first)
+    wait_for(lambda: sum(1 for p in os.listdir("/proc") if p.isdigit() and _master_of(p, cell.root)) == 1)
+    assert _pid(cell, "daemon.master") == master
+    os.kill(first, signal.SIGKILL)
+    second = _restarted(cell, first)
+    assert _parent(second) == master and _pid(cell, "daemon.master") == master
+
+
+def _master_of(pid, root):
+    """True when process ``pid`` is a daemon master of the cell at ``root`` (a daemon's
+    parent that runs gridtools.daemon without GRIDTOOLS_MASTER)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            if b"gridtools.daemon" not in fh.read():
+                return False
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = fh.read().split(b"\0")
+    except OSError:
+        return False
+    return f"GRIDTOOLS_ROOT={root}".encode() in env and not any(e.startswith(b"GRIDTOOLS_MASTER=") for e in env)

@@ -114,6 +114,10 @@ class Daemon:
             self._startup()
         except OSError as exc:
             raise GridError(f"cannot start: {faults.describe(exc)}") from None
+        from gridtools.daemon.master import ENV, PID_FILE
+        master = os.environ.get(ENV, "")
+        if master.isdigit():        # (its master: named by the daemon that holds the cell)
+            files.atomic_write(cell.spool(PID_FILE), f"{master}\n", fsync=False)
         files.atomic_write(cell.spool("daemon.pid"), f"{os.getpid()}\n", fsync=False)
         try:
             os.unlink(cell.spool(daemonctl.RESTARTING))

@@ -48,7 +48,9 @@ DEFAULTS = {"MASTER_BACKOFF_CONSTANT": 9, "MASTER_BACKOFF_FACTOR": 2.0, "MASTER_
 #: the signals that stop the daemon, and those the master hands on to it
 STOPPING = (signal.SIGTERM, signal.SIGINT)
 PASSED_ON = STOPPING + (signal.SIGHUP,)
-#: the file that holds the master's pid while it runs (in the spool)
+#: the file that holds the master's pid while it runs (in the spool): its daemon writes it
+#: when it took the cell's lock, so that of masters started at once the one whose daemon
+#: runs the cell is named (another's would leave with its daemon, and take the file along)
 PID_FILE = "daemon.master"
 #: obituaries are sent for the first restarts in a row only
 MOST_OBITUARIES = 3
@@ -59,12 +61,7 @@ def run():
     never finished its start-up)."""
     watched = set(PASSED_ON) | {signal.SIGCHLD}
     signal.pthread_sigmask(signal.SIG_BLOCK, watched)
-    mine = _cell_file(PID_FILE)
-    try:
-        with open(mine, "w") as fh:
-            fh.write(f"{os.getpid()}\n")
-    except OSError:
-        pass
+    mine = _cell_file(PID_FILE)         # (written by its daemon once that holds the cell)
     try:
         code = _serve(watched)
     finally:
