@@ -107,7 +107,7 @@ def test_queries_in_an_uninitialised_named_cell_say_so_too(scratch):
     """A mistyped GRIDTOOLS_ROOT: a query does not show an empty queue and succeed, as if
     the user's jobs were gone; it says the cell is not there, in one line."""
     for args in (["qstat"], ["qstat", "-f"], ["condor_q"], ["qhost"], ["qdel", "1"], ["condor_status"],
-                 ["qhold", "1"], ["qrstat"]):
+                 ["qhold", "1"], ["qrstat"], ["qacct", "-j"], ["condor_history"]):
         proc = run(env_for(scratch), *args)
         assert (proc.returncode, proc.stdout) == (1, ""), args
         assert proc.stderr == f"error: {scratch} is not an initialised gridtools cell (run: gridtools init)\n"
@@ -315,3 +315,47 @@ def test_a_daemon_starts_while_others_look_at_its_lock(scratch):
         stop.set()
         for thread in lookers:
             thread.join()
+
+
+def test_a_users_own_cell_keeps_every_jobs_history_and_serves_no_other_user(users):
+    """A cell a user made and runs as himself: condor_history shows every job's command
+    (the user's private history file stays writable to his daemon), and another user's
+    commands are told at once that the cell is not theirs (nothing waits unanswered)."""
+    import pwd
+    from conftest import user_bin
+    owner, other = users[0], users[1]
+    root = tempfile.mkdtemp(prefix="gtusercell-", dir="/tmp")
+    entry = pwd.getpwnam(owner)
+    os.chown(root, entry.pw_uid, entry.pw_gid)
+    os.chmod(root, 0o755)
+
+    def as_user(user, *args):
+        who = pwd.getpwnam(user)
+        env = {"GRIDTOOLS_ROOT": root, "HOME": who.pw_dir, "USER": user, "LOGNAME": user,
+               "PATH": os.pathsep.join([user_bin(), "/usr/bin", "/bin"])}
+
+        def demote():
+            os.initgroups(user, who.pw_gid)
+            os.setgid(who.pw_gid)
+            os.setuid(who.pw_uid)
+        return subprocess.run(list(args), env=env, cwd=root, capture_output=True, text=True, timeout=60,
+                              preexec_fn=demote)
+    try:
+        assert as_user(owner, "gridtools", "init", "--slots", "1").returncode == 0
+        assert as_user(owner, "qconf", "-mattr", "queue", "load_thresholds", "NONE", "all.q").returncode == 0
+        for n in (1, 2):
+            proc = as_user(owner, "condor_submit", "-a", "executable = /bin/echo", "-a", f"arguments = run{n}",
+                           "-a", "queue", "/dev/null")
+            assert proc.returncode == 0, proc.stderr
+            wait_for(lambda: f"run{n}" in as_user(owner, "condor_history", "-af", "Args").stdout, timeout=30)
+        assert sorted(as_user(owner, "condor_history", "-af", "Args").stdout.split()) == ["run1", "run2"]
+        with open(os.path.join(root, "spool", "messages")) as fh:
+            assert "cannot append" not in fh.read()
+        refusal = f"error: {root} is the cell of {owner}, whose daemon serves {owner} alone\n"
+        for args in (("qsub", "-b", "y", "true"), ("condor_submit", "-a", "executable = /bin/true", "-a", "queue",
+                                                   "/dev/null")):
+            proc = as_user(other, *args)
+            assert (proc.returncode, proc.stderr) == (1, refusal), args
+    finally:
+        as_user(owner, "gridtools", "daemon", "stop")
+        shutil.rmtree(root, ignore_errors=True)

@@ -78,11 +78,17 @@ ON_THE_QUEUE = frozenset({"qstat", "qselect", "qhost", "qquota", "qdel", "qhold"
                           "condor_release", "condor_prio", "condor_qedit", "condor_userprio", "sge_share_mon"})
 
 
+#: the commands of the cell's records, which read another file instead when given one
+ON_THE_RECORDS = {"qacct": "-f", "condor_history": "-file"}
+
+
 def _missing_cell(name, argv):
     """The one-line error of a queue command run in a cell GRIDTOOLS_ROOT names that is
     not there (a mistyped path: no spool folder), or None: it would show an empty queue
     and succeed, as if the user's jobs were gone. (The personal cell is made on first use.)"""
-    if name not in ON_THE_QUEUE or "-help" in argv or "--help" in argv:
+    if "-help" in argv or "--help" in argv:
+        return None
+    if name not in ON_THE_QUEUE and (name not in ON_THE_RECORDS or ON_THE_RECORDS[name] in argv):
         return None
     from gridtools import cell, ospaths
     if cell.is_personal() or ospaths.isdir(cell.spool()):

@@ -324,6 +324,13 @@ def _append(target, text, limit, mode=0o644, owner=None):
     files.append_text(target, data, mode=mode, owner=owner)
 
 
+def _private_mode(uid):
+    """The mode of a user's private history file: read-only to its owner, who may not
+    write the record of a job (the daemon, root, writes it anyway); a daemon that runs as
+    that very user (a personal cell) keeps it writable to itself."""
+    return 0o600 if uid == os.geteuid() else 0o400
+
+
 def append(state, final_ads, specs=None, epochs=False):
     if not final_ads:
         return
@@ -340,7 +347,10 @@ def append(state, final_ads, specs=None, epochs=False):
         if private:
             files.makedirs(folder, 0o711)
         for uid, (gid, texts) in private.items():
-            _append(os.path.join(folder, str(uid)), "".join(texts), limit, mode=0o400, owner=(uid, gid))
+            target = os.path.join(folder, str(uid))
+            if uid == os.geteuid() and os.path.isfile(target):
+                os.chmod(target, 0o600)         # (one an older daemon made read-only)
+            _append(target, "".join(texts), limit, mode=_private_mode(uid), owner=(uid, gid))
     except OSError as exc:
         state.log(f"E|cannot append to the {what}: {exc.strerror}")
     except SpoolError as exc:

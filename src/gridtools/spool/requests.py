@@ -76,6 +76,24 @@ def _taken():
     return cell.spool(TAKEN)
 
 
+def _check_served():
+    """Raise SpoolError when the cell's daemon cannot read this user's requests: a cell
+    another user owns and runs as himself (a personal cell) serves him alone; a cell root
+    owns serves every user. (Said at once: the request would wait unanswered.)"""
+    try:
+        owner = posix.stat(cell.root()).st_uid
+    except OSError:
+        return
+    me = posix.geteuid()
+    if owner not in (0, me):
+        import pwd
+        try:
+            name = pwd.getpwuid(owner).pw_name
+        except KeyError:
+            name = str(owner)
+        raise SpoolError(f"error: {cell.root()} is the cell of {name}, whose daemon serves {name} alone")
+
+
 def new_name(kind):
     """A fresh request file name that sorts after all earlier ones, with a random part
     nobody can foresee (a name another user made first would keep this one out)."""
@@ -106,6 +124,7 @@ def write(kind, payload, script=None, name=None, reply=False):
     if len(text) > MAX_REQUEST:
         from gridtools.errors import InputError
         raise InputError(f"the request is too large ({len(text)} bytes, at most {MAX_REQUEST})")
+    _check_served()
     folder = _folder()
     # both files are written under hidden names that say nothing of the request's, then
     # renamed: its name shows in the folder only as the request appears (a user who
