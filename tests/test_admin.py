@@ -65,6 +65,7 @@ def test_init_refuses_a_foreign_directory(scratch):
     proc = run(env_for(scratch), "gridtools", "init")
     assert proc.returncode != 0
     assert "not empty and is not a gridtools cell" in proc.stderr
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1     # (as every command says one)
     assert os.listdir(scratch) == ["precious.txt"]
 
 
@@ -201,12 +202,12 @@ def test_other_users_cannot_start_or_stop_roots_daemon(cell, users):
     python, extra = user_python()
     admin = [python, os.path.join(user_bin(), "gridtools"), "daemon"]
     proc = cell.run(*admin, "stop", user="gtalice", env=extra)
-    assert (proc.returncode, proc.stderr) == (1, "Error: only the user who started the daemon (or root) "
+    assert (proc.returncode, proc.stderr) == (1, "error: only the user who started the daemon (or root) "
                                                  "may stop it\n")
     cell.stop_daemon()
     proc = cell.run(*admin, "start", user="gtalice", env=extra)
     assert proc.returncode == 1
-    assert proc.stderr == (f"Error: only the owner of the cell may start its daemon "
+    assert proc.stderr == (f"error: only the owner of the cell may start its daemon "
                            f"({cell.root}/spool is not writable)\n")
 
 

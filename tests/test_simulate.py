@@ -80,5 +80,5 @@ def test_hosts_may_be_a_count_and_anything_else_is_one_clear_line(tmp_path):
     proc = subprocess.run([sys.executable, f"{BIN}/gridtools", "simulate", str(trace)],
                           capture_output=True, text=True)
     assert proc.returncode == 1
-    assert proc.stderr == (f"Error: trace {trace}: hosts: expected a list of host names or a "
+    assert proc.stderr == (f"error: trace {trace}: hosts: expected a list of host names or a "
                            "number of hosts, not 'x'\n")

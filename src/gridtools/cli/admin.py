@@ -8,6 +8,14 @@ import sys
 import click
 
 
+class Failure(click.ClickException):
+    """A refusal of the gridtools command: one line, ``error: ...``, as the other commands
+    say theirs (click's own would begin with ``Error:``)."""
+
+    def show(self, file=None):
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def cli():
     """gridtools cell administration."""
@@ -56,7 +64,7 @@ def _run(func):
     try:
         return func()
     except GridError as exc:
-        raise click.ClickException(str(exc).removeprefix("error: ")) from None
+        raise Failure(str(exc).removeprefix("error: ")) from None
 
 
 @cli.group()
@@ -81,9 +89,9 @@ def daemon_start():
     from gridtools import cell
     if not os.access(cell.spool(), os.W_OK):
         if os.statvfs(cell.spool()).f_flag & os.ST_RDONLY:
-            raise click.ClickException(f"cannot start the daemon: {cell.spool()} is on a read-only "
+            raise Failure(f"cannot start the daemon: {cell.spool()} is on a read-only "
                                        "file system")
-        raise click.ClickException(f"only the owner of the cell may start its daemon "
+        raise Failure(f"only the owner of the cell may start its daemon "
                                    f"({cell.spool()} is not writable)")
     started, number = _run(control.launch)
     click.echo(f"daemon {'started' if started else 'already running'} (pid {number})")
@@ -97,15 +105,15 @@ def daemon_stop():
         try:
             ended = control.stop_master()
         except PermissionError:
-            raise click.ClickException("only the user who started the daemon (or root) may stop it") from None
+            raise Failure("only the user who started the daemon (or root) may stop it") from None
         click.echo("daemon not running" + ("; its master, which was to start it again, stopped" if ended else ""))
         return
     try:
         stopped = control.stop()
     except PermissionError:
-        raise click.ClickException("only the user who started the daemon (or root) may stop it") from None
+        raise Failure("only the user who started the daemon (or root) may stop it") from None
     if not stopped:
-        raise click.ClickException("the daemon did not stop")
+        raise Failure("the daemon did not stop")
     click.echo("daemon stopped")
 
 
@@ -167,13 +175,13 @@ def simulate(trace, as_json):
         with open(trace, encoding="utf-8") as fh:
             data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as exc:
-        raise click.ClickException(f"cannot read trace {trace}: {exc}") from None
+        raise Failure(f"cannot read trace {trace}: {exc}") from None
     if not isinstance(data, dict):
-        raise click.ClickException(f"trace {trace}: expected a mapping with cell and submissions")
+        raise Failure(f"trace {trace}: expected a mapping with cell and submissions")
     try:
         stats = Simulation(data).run()
     except (GridError, KeyError, TypeError, ValueError) as exc:
-        raise click.ClickException(f"trace {trace}: {exc}") from None
+        raise Failure(f"trace {trace}: {exc}") from None
     if as_json:
         click.echo(json.dumps({"samples": stats.samples, "waits": stats.waits, "busy": stats.busy,
                                "capacity": stats.capacity, "passes": stats.passes,
@@ -201,7 +209,7 @@ def _host_command(op, summary):
         except UsageError as exc:
             raise click.UsageError(str(exc)) from None
         except GridError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise Failure(str(exc)) from None
         sys.exit(code)
     return command
 
