@@ -69,7 +69,8 @@ def taken_in(state, job, now):
     state.factories[job.id] = None
     condorjob.cluster_event(state, job, EventType.CLUSTER_SUBMIT, condorjob.cluster_submit_info(job), now)
     from gridtools.daemon import intake
-    room = None if intake.job_limits(state, job.spec) is None else int(job.spec["materialize"])
+    counted = job.spec.get("materialize")       # (what the intake held to the limits, if not all)
+    room = None if not counted or intake.job_limits(state, job.spec) is None else int(counted)
     advance(state, job, now, room)
     return True
 
