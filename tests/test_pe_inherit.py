@@ -356,3 +356,25 @@ def test_qrsh_inherit_says_why_a_task_did_not_start_and_cleans_up_when_terminate
     assert open(f"{workdir}/term.out").read() == "wd 1\nclient 143\nleft 0\n"
     assert open(f"{workdir}/term.err").read() == (
         f"executing task of job {jid} failed: can't chdir to /nonexistent.gt: No such file or directory\n")
+
+
+def test_a_task_sees_the_jobs_sizes_and_a_deleted_job_still_runs_its_stop_procedure(two_hosts, workdir):
+    """A task started by qrsh -inherit sees NSLOTS, NHOSTS and NQUEUES of the whole job,
+    as Grid Engine's execd sets them; a job deleted while it runs still has its PE stop
+    procedure run after it, as Grid Engine's shepherd runs it (the clean-up MPI needs)."""
+    cell = two_hosts
+    job = ("#!/bin/sh\necho \"master $NSLOTS $NHOSTS $NQUEUES\" > {dir}/sizes\n"
+           "qrsh -inherit node2 'echo \"task $NSLOTS $NHOSTS $NQUEUES\"' >> {dir}/sizes\n"
+           "touch {dir}/running\nsleep 60\n")
+    text = PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE")
+    add_object(cell, "-Ap", text)
+    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
+    jid = jid_of(cell.qsub("-pe", "rr", "4", "-o", "/dev/null", "-j", "y", input=job.format(dir=workdir),
+                           cwd=workdir))
+    wait_for(lambda: os.path.exists(f"{workdir}/running"), timeout=30)
+    assert open(f"{workdir}/sizes").read().splitlines() == ["master 4 2 2", "task 4 2 2"]
+    cell.run("qdel", str(jid), check=True)
+    cell.wait_finished(jid, timeout=40)
+    procs = wait_for(lambda: open(f"{workdir}/procs").read().split("\n")[1:2] != [""]
+                     and open(f"{workdir}/procs").read().splitlines(), timeout=20)
+    assert [p.split()[0] for p in procs] == ["start", "stop"]

@@ -248,3 +248,21 @@ def test_a_root_prolog_writes_to_the_job_s_streams_and_their_errors_are_not_its_
     cell.wait_finished(other)
     assert queue_letters(cell, Q) == ""
 
+
+
+def test_a_procedure_that_asks_to_run_the_job_again_and_again_gets_the_jobs_rests(cell, workdir):
+    """A prolog that exits 99 every time puts the job back to wait; after a few quick
+    tries the job rests between them, as one whose own exit status is 99 does: it does
+    not restart as fast as the daemon can, a record each time."""
+    from gridtools.daemon.apply import FREE_REQUEUES
+    runs = os.path.join(workdir, "tries")
+    prolog = script(workdir, "prolog.sh", f"#!/bin/sh\necho try >> {runs}\nexit 99\n")
+    set_attr(cell, "all.q", "prolog", prolog)
+    jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", "-b", "y", "true", cwd=workdir))
+
+    def count():
+        return len(open(runs).read().split()) if os.path.exists(runs) else 0
+    wait_for(lambda: count() >= FREE_REQUEUES + 2, timeout=30)
+    assert wait_for(lambda: "execution time not reached" in cell.run("qstat", "-j", str(jid)).stdout
+                    or None, timeout=10)
+    cell.run("qdel", str(jid), check=True)

@@ -77,8 +77,7 @@ def start_nodes(state, dispatcher, job, number, now):
     slots = node_slots(task.granted)
     folder = jobstore.task_dir(job.id, number)
     known = petask.tasks_of(state)
-    sizes = {"NSLOTS": str(len(slots)), "NHOSTS": str(len({h for _q, h, _n in task.granted})),
-             "NQUEUES": str(len(task.granted))}
+    sizes = petask.job_sizes(task.granted)
     base = max([n for n, _path in petask.folders(folder)] + [0])   # (an earlier run's stay)
     claimed = _claimed_slots(state, job, number, slots)
     for node, (queue, host) in enumerate(slots[1:], 1):

@@ -159,6 +159,7 @@ def _plan(dispatcher, job, task, host, body, tdir):
     # shepherd of a task started by qrsh -inherit has no host_slots to multiply them by
     plan = dispatcher.build_plan(job, task.number, granted, task.pe, host_slots=1,
                                  qrsh_client=body.get("client"))   # ended when it goes away
+    plan["env"].update(job_sizes(task.granted))     # the job's, not those of the task's one slot
     command = _strings(body.get("command"))
     if not command:
         raise Refused("error: no command given")
@@ -180,6 +181,14 @@ def _plan(dispatcher, job, task, host, body, tdir):
         plan["cwd"] = body["cwd"]
         plan["env"]["PWD"] = body["cwd"]
     return plan
+
+
+def job_sizes(granted):
+    """NSLOTS, NHOSTS and NQUEUES of a parallel job granted ``granted`` ([queue, host,
+    slots], ...): what every task inside it sees, as Grid Engine's execd sets them from the
+    job's whole granted list."""
+    return {"NSLOTS": str(sum(int(n) for _q, _h, n in granted)),
+            "NHOSTS": str(len({h for _q, h, _n in granted})), "NQUEUES": str(len(granted))}
 
 
 def own_tmpdir(plan, job, number, tdir):

@@ -376,8 +376,12 @@ class Shepherd:
             self.trace(f"cannot remove TMPDIR {path}: {exc}")
 
     def _procedure(self, which, failed_code):
+        """Run procedure ``which``; False when it failed (``failed_code``). A job asked to
+        stop before it started runs no prolog or pe_start; one stopped while it ran still
+        has its pe_stop and epilog run, as Grid Engine's shepherd runs them after the job
+        (the clean-up a site's MPI needs)."""
         spec = self.plan.get(which)
-        if not spec or self.flags_stop():
+        if not spec or (self.flags_stop() and which in ("prolog", "pe_start")):
             return True
         outputs = ("pe_stdout", "pe_stderr") if which.startswith("pe_") else ("stdout", "stderr")
         ran = procedure.run_procedure(self.plan, spec, on_start=self.record_group, outputs=outputs)
@@ -833,8 +837,8 @@ def procedure_failure(which, status, owner=False):
     state; of one that ran with a clean environment (as root, say), Grid Engine's
     rule: the queue goes into the error state and the job is requeued (except
     after pe_stop, when the job has ended)."""
-    if status == 99:
-        return {"requeue": True}
+    if status == 99:        # (with the rest a job's own exit 99 gets: not again at once, for ever)
+        return {"requeue": True, "rest": True}
     if status == 100:
         return {"error_state": True}
     if owner:
