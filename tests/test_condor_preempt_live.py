@@ -141,3 +141,25 @@ def test_three_submitters_preempt_at_most_once_per_negotiator_interval(workdir):
         assert sum(1 for _p, status, _s in rows if status == 2) == 6
     finally:
         destroy_cell(cell)
+
+
+def test_a_job_preempted_by_rank_retires_for_max_job_retirement_time_then_leaves(workdir):
+    """RANK prefers a job that comes later: the running one retires for
+    MAXJOBRETIREMENTTIME seconds (a constant policy, the shipped kind), then is vacated
+    and the preferred one runs (it waited for the running job's whole run)."""
+    cell = _cell(1, "RANK = (TARGET.Preferred =?= True) * 10\nMAXJOBRETIREMENTTIME = 2\n")
+    try:
+        first = _submit(cell, workdir, "u1", 1)
+        wait_for(lambda: _running(_queue(cell), first) == [f"{first}.0"], timeout=30)
+        path = os.path.join(workdir, "preferred.sub")
+        with open(path, "w") as fh:
+            fh.write("executable = /bin/sleep\narguments = 600\n+Preferred = True\nqueue\n")
+        out = cell.run("condor_submit", path, cwd=workdir, check=True).stdout
+        preferred = int(re.search(r"submitted to cluster (\d+)", out).group(1))
+        wait_for(lambda: "Retiring" in cell.run("condor_status", "-af", "Activity").stdout, timeout=30)
+        began = time.time()
+        wait_for(lambda: _running(_queue(cell), preferred) == [f"{preferred}.0"], timeout=30)
+        assert time.time() - began < 20
+        assert _running(_queue(cell), first) == []
+    finally:
+        destroy_cell(cell)

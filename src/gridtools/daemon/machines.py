@@ -440,8 +440,10 @@ class Machines:
                 rec.reason = result.reason
         rec.slot = result.slot
         rec.due = min(result.next_check, now + LONGEST_WAIT)
-        if fixed(policy) and rec.slot.state is not startd.State.PREEMPTING:
+        if fixed(policy) and rec.slot.state is not startd.State.PREEMPTING \
+                and rec.slot.activity is not startd.Activity.RETIRING:
             rec.due = now + LONGEST_WAIT        # nothing in the policy can change by itself
+            # (a retiring slot keeps the end of its retirement: a deadline of its own)
         elif rec.host in self._serving:         # a host running a job polls all its slots
             rec.due = min(rec.due, now + policy.polling_interval)
         return result
