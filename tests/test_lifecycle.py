@@ -504,3 +504,15 @@ def test_the_scheduler_runs_every_schedule_interval_while_nothing_happens(cell, 
                 return int(fields[5])             # job-ID prior nurg urg rrcontr wtcontr
         return None
     assert wait_for(lambda: (wtcontr() or 0) >= 3, timeout=15)
+
+
+def test_the_accounting_record_keeps_the_queues_priority_not_the_jobs(cell, workdir):
+    """accounting(5): priority is the nice value of the queue the job ran in (queue_conf's
+    priority), whatever the job's -p."""
+    from qtools import set_attr
+    set_attr(cell, "all.q", "priority", "5")
+    jid = jid_of(cell.qsub("-p", "-100", "-o", "/dev/null", "-j", "y", "-b", "y", "true", cwd=workdir))
+    cell.wait_finished(jid)
+    records = wait_for(lambda: accounting_of(cell, jid))
+    assert [r[7] for r in records] == ["5"]
+    assert re.search(r"^priority\s+5\s*$", cell.run("qacct", "-j", str(jid)).stdout, re.M)

@@ -22,8 +22,9 @@ def category_of(spec, userlists=()):
     return acct_format.category(spec["owner"], req)
 
 
-def record(spec, task, usage, userlists=()):
-    """The accounting record of task ``task`` (a model Task) of job ``spec``."""
+def record(spec, task, usage, userlists=(), priority=0):
+    """The accounting record of task ``task`` (a model Task) of job ``spec``; ``priority``:
+    the nice value of the queue it ran in (accounting(5): the queue's, not the job's -p)."""
     usage = usage or {}
     utime = float(usage.get("ru_utime", 0.0))
     stime = float(usage.get("ru_stime", 0.0))
@@ -33,7 +34,7 @@ def record(spec, task, usage, userlists=()):
         "qname": task.queue or "UNKNOWN", "hostname": task.host or "UNKNOWN",
         "group": spec.get("group", ""), "owner": spec["owner"], "job_name": spec["name"],
         "job_number": spec["id"], "account": spec.get("account") or "sge",
-        "priority": int(spec.get("priority", 0)), "submission_time": int(spec["submit_time"]),
+        "priority": int(priority), "submission_time": int(spec["submit_time"]),
         "start_time": start, "end_time": end, "failed": int(task.failed or 0),
         "exit_status": int(task.exit_status or 0),
         "ru_wallclock": max(0, end - start) if start else 0,

@@ -402,7 +402,7 @@ def _account(state, key, info, result):
                           end_time=float(result.get("end_time") or info["start"]), slots=1,
                           exit_status=int(result.get("exit_status") or 0), failed=int(result.get("failed") or 0))
     lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
-    rec = records.record(job.spec, slave, usage, lists)
+    rec = records.record(job.spec, slave, usage, lists, view.queue_priority(state.config, task.queue, info["host"]))
     rec["pe_taskid"] = f"{key[2]}.{info['host']}"
     return rec
 

@@ -187,7 +187,8 @@ def _record(state, job, task, result, now):
                           exit_status=int(result.get("exit_status", 0) or 0),
                           failed=int(result.get("failed", 0) or 0))
     lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
-    rec = records.record(job.spec, ended, petask.merged_usage(state, job, task, result.get("usage")), lists)
+    rec = records.record(job.spec, ended, petask.merged_usage(state, job, task, result.get("usage")), lists,
+                         view.queue_priority(state.config, task.queue, task.host))
     if result.get("error_state") and not result.get("ran"):
         rec["start_time"] = rec["end_time"] = rec["ru_wallclock"] = 0
     elif result.get("forced"):

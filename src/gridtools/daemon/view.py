@@ -17,6 +17,14 @@ from gridtools.sched.inputs import (  # noqa: F401 - the daemon's modules use th
 from gridtools.sched.snapshot import PendingJob, PolicyView, Snapshot
 
 
+def queue_priority(conf, qname, host):
+    """The ``priority`` (nice value) of queue instance ``qname@host`` (0 for a queue that
+    is gone): what a task's accounting record keeps, as Grid Engine's does."""
+    queue = conf.objects["queue"].get(qname)
+    value = qvalue(queue, "priority", host, hostgroups(conf)) if queue is not None else 0
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _pairs(mapping):
     return tuple((str(k), str(v)) for k, v in (mapping or {}).items())
 
