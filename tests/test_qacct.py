@@ -290,6 +290,7 @@ def test_default_file_is_the_cells_accounting_file(cell):
 
 
 def test_missing_accounting_file(tmp_path):
+    os.mkdir(os.path.join(str(tmp_path), "spool"))      # (a cell that never ran a job)
     result = qacct("-j", "1", cell=tmp_path)
     path = os.path.join(str(tmp_path), "spool", "accounting")
     assert (result.stdout, result.stderr, result.returncode) == (
