@@ -232,3 +232,18 @@ def test_empty_category_is_written_as_none():
     assert accounting.category(None, {}) == ""
     line = accounting.render({"category": accounting.category(None, None)})
     assert line.split(":")[39] == "NONE"
+
+
+def test_a_restarting_daemon_takes_no_tasks_record_for_its_jobs_own(tmp_path, monkeypatch):
+    """reap.recent_records: the records found at the end of the file stand for the runs
+    already accounted; a record of a task inside a parallel job (its pe_taskid), started
+    in the same second as the job, is not the job's own (its record would be lost)."""
+    from gridtools.daemon import reap
+    os.makedirs(tmp_path / "spool")
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    base = {"qname": "all.q", "hostname": "node1", "owner": "bob", "job_name": "mpi", "job_number": 67,
+            "start_time": 1796603258, "end_time": 1796603260}
+    with open(tmp_path / "spool" / "accounting", "w") as fh:
+        fh.write(accounting.render(dict(base, pe_taskid="1.node1")))
+        fh.write(accounting.render(dict(base, job_number=68)))
+    assert reap.recent_records({67, 68}) == {(68, 1, 1796603258)}

@@ -153,10 +153,12 @@ def _lost(state, dispatcher, job, task, now):
 
 def recent_records(job_ids, tail_bytes=4 << 20):
     """(job, task, start time) of the records of jobs ``job_ids`` at the end of the
-    accounting file (a daemon restarting finds what its predecessor wrote)."""
+    accounting file (a daemon restarting finds what its predecessor wrote). The records
+    of tasks inside a parallel job (qrsh -inherit: a pe_taskid) are not their job's: one
+    started in the job's first second must not pass for the job's own."""
     from gridtools.formats import accounting as acct_format
-    number, task_no, start = (acct_format.FIELDS.index(name) for name in
-                              ("job_number", "task_number", "start_time"))
+    number, task_no, start, pe_task = (acct_format.FIELDS.index(name) for name in
+                                       ("job_number", "task_number", "start_time", "pe_taskid"))
     wanted = {str(j) for j in job_ids}
     seen = set()
     for line in acct.tail_lines(tail_bytes):
@@ -164,8 +166,8 @@ def recent_records(job_ids, tail_bytes=4 << 20):
         if len(head) <= number or head[number] not in wanted:
             continue
         fields = line.split(":")
-        if len(fields) != len(acct_format.FIELDS):
-            continue                      # a torn line
+        if len(fields) != len(acct_format.FIELDS) or fields[pe_task] != "NONE":
+            continue                      # a torn line, or a task inside the job
         try:
             seen.add((int(fields[number]), int(fields[task_no]) or 1, int(fields[start])))
         except ValueError:
