@@ -378,3 +378,25 @@ def test_a_task_sees_the_jobs_sizes_and_a_deleted_job_still_runs_its_stop_proced
     procs = wait_for(lambda: open(f"{workdir}/procs").read().split("\n")[1:2] != [""]
                      and open(f"{workdir}/procs").read().splitlines(), timeout=20)
     assert [p.split()[0] for p in procs] == ["start", "stop"]
+
+
+def test_what_a_task_inside_the_job_used_counts_for_its_owners_share(two_hosts, workdir):
+    """The usage of a task started by qrsh -inherit is its job's: the share tree's usage of
+    the owner grows by what every record of the job says, the task's included."""
+    import json
+    cell = two_hosts
+    job = ("#!/bin/sh\nqrsh -inherit node2 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done'\n")
+    add_object(cell, "-Ap", PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE"))
+    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
+    jid = jid_of(cell.qsub("-pe", "rr", "4", "-o", "/dev/null", "-j", "y", input=job, cwd=workdir))
+    cell.wait_finished(jid, timeout=60)
+    records = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid)] if
+                       len([r for r in cell.accounting() if r[5] == str(jid)]) == 2 else None)
+    task_cpu = sum(float(r[36]) for r in records if r[41] != "NONE")
+    assert task_cpu > 0.2
+
+    def counted():
+        with open(os.path.join(cell.root, "spool", "usage.json")) as fh:
+            accounts = json.load(fh)["accounts"]
+        return sum(a["long_term"]["cpu"] for a in accounts if a["name"] == "root" and a.get("kind", "user") == "user")
+    wait_for(lambda: counted() >= task_cpu, timeout=30)

@@ -378,6 +378,10 @@ def collect(state, now):
     records = [r for r in (_account(state, key, info, result) for key, info, result in ended) if r]
     if records:
         acct.append(records)
+    for key, info, result in ended:     # (what each used counts for its owner's share, as the job's)
+        job = state.jobs.get(key[0])
+        if job is not None and result.get("usage") and state.usage is not None:
+            state.usage.task_ended(job.spec, f"{key[1]}.pe.{key[2]}", result, now)
     for key, info, result in ended:
         if "node" in info:             # a node of an HTCondor parallel universe job: its event
             from gridtools.daemon import parnodes
