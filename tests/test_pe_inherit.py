@@ -400,3 +400,21 @@ def test_what_a_task_inside_the_job_used_counts_for_its_owners_share(two_hosts, 
             accounts = json.load(fh)["accounts"]
         return sum(a["long_term"]["cpu"] for a in accounts if a["name"] == "root" and a.get("kind", "user") == "user")
     wait_for(lambda: counted() >= task_cpu, timeout=30)
+
+
+def test_the_summary_record_keeps_what_the_tasks_used_across_a_daemon_restart(two_hosts, workdir):
+    """accounting_summary TRUE: the job's one record sums what its tasks used, also when
+    the daemon started again between a task's end and the job's."""
+    cell = two_hosts
+    job = ("#!/bin/sh\nqrsh -inherit node2 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done'\n"
+           "touch {dir}/task-done\nsleep 4\n")
+    add_object(cell, "-Ap", PE.format(name="rr", dir=workdir, control="TRUE", summary="TRUE", first="FALSE"))
+    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
+    jid = jid_of(cell.qsub("-pe", "rr", "4", "-o", "/dev/null", "-j", "y", input=job.format(dir=workdir),
+                           cwd=workdir))
+    wait_for(lambda: os.path.exists(f"{workdir}/task-done"), timeout=40)
+    cell.stop_daemon()
+    cell.start_daemon()
+    cell.wait_finished(jid, timeout=60)
+    records = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid)])
+    assert len(records) == 1 and float(records[0][36]) > 0.2, records

@@ -396,10 +396,7 @@ def _account(state, key, info, result):
     task = job.task(key[1])
     usage = result.get("usage") or {}
     if _flag(_pe(state, job, task).get("accounting_summary")):
-        extra = state.view_cache.setdefault("pe_usage", {}).setdefault(key[:2], {})
-        for name in SUMMED:
-            extra[name] = extra.get(name, 0) + float(usage.get(name, 0) or 0)
-        return None
+        return None                     # (summed into the job's record: merged_usage)
     from gridtools.accounting import records
     from gridtools.daemon import view
     slave = task.replaced(host=info["host"], start_time=float(result.get("start_time") or info["start"]),
@@ -412,11 +409,27 @@ def _account(state, key, info, result):
 
 
 def merged_usage(state, job, task, usage):
-    """The usage of a master task with what its slave tasks added (accounting_summary TRUE)."""
-    extra = state.view_cache.get("pe_usage", {}).pop((job.id, task.number), None)
-    if not extra:
+    """The usage of a master task with what the tasks inside it added in this run, under
+    accounting_summary TRUE: read from their results in the task's folder (those begun
+    since the task's run did), so a daemon that started again meanwhile loses none."""
+    if not task.pe and not job.spec.get("pe") or not _flag(_pe(state, job, task).get("accounting_summary")):
         return usage
+    from gridtools.formats import spoolyaml
+    from gridtools.spool.files import read_text
     merged = dict(usage or {})
-    for name, value in extra.items():
-        merged[name] = float(merged.get(name, 0) or 0) + value
+    since = float(task.start_time or 0) - 1
+    for _n, tdir in _folders(jobstore.task_dir(job.id, task.number)):
+        text = read_text(os.path.join(tdir, jobstore.RESULT_FILE))
+        if text is None:
+            continue
+        try:
+            result = spoolyaml.load(text)
+        except spoolyaml.SpoolFormatError:
+            continue
+        if not isinstance(result, dict) or float(result.get("start_time") or 0) < since:
+            continue                    # (an earlier run's)
+        for name in SUMMED:
+            value = (result.get("usage") or {}).get(name, 0)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                merged[name] = float(merged.get(name, 0) or 0) + value
     return merged
