@@ -106,7 +106,14 @@ def test_userprios_weigh_the_slots_serving_other_users(capsys, files, tmp_path):
     assert "      1 match, but are serving users with a better priority in the pool" in without
     shown = _main(capsys, *argv, "-userprios", str(prios))[1]
     assert "      0 match, but are serving users with a better priority in the pool" in shown
-    assert _summary(shown) == {"012.000": (2, 0, 2)}
+    # (dave's worse priority: his slot is bob's only if PREEMPTION_REQUIREMENTS, False
+    # unless the configuration says otherwise, lets it be preempted)
+    assert "      1 match, but will not currently preempt their existing job" in shown
+    assert _summary(shown) == {"012.000": (2, 0, 1)}
+    config = tmp_path / "root" / "etc"
+    config.mkdir(parents=True)
+    (config / "condor_config").write_text("PREEMPTION_REQUIREMENTS = RemoteUserPrio > 50\n")
+    assert _summary(_main(capsys, *argv, "-userprios", str(prios))[1]) == {"012.000": (2, 0, 2)}
     assert _main(capsys, *argv, "-userprios", str(prios), "-nouserprios")[1] == without
 
 

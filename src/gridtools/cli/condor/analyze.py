@@ -328,15 +328,31 @@ def report(snap, chosen, everyone, source, opts, now):
     named = opts.mconstraint is None or (opts.machine is None and _is_slot_name(opts.mconstraint))
     single = len(machines) == 1 or ((opts.machine is not None or opts.mconstraint is not None) and named)
     out = []
+    preq = _preemption_requirements()
     for proc in chosen:
         ad = source.ad(proc)
         if opts.better and ad.eval("JobStatus") != Q.IDLE:   # -better-analyze looks at the match anyway
             ad = ad.copy()
             ad["JobStatus"] = Q.IDLE
         values = _slot_values(ad, machines, now) if opts.better and single else ""
-        out.append(analysis.analyze(ad, machines, priorities, better=opts.better, now=now,
+        out.append(analysis.analyze(ad, machines, priorities, preq, better=opts.better, now=now,
                                     values=values))
     return "".join(out)
+
+
+def _preemption_requirements():
+    """PREEMPTION_REQUIREMENTS of the configuration as an expression (HTCondor's default,
+    False, when it is not set): a slot serving a user of a worse priority is one that
+    "will not currently preempt" unless it holds, as HTCondor's condor_q counts it. None
+    for a value that does not parse (the slots then count as available)."""
+    from gridtools.classad import parse
+    from gridtools.cli.condor.machineviews import client_config
+    from gridtools.sched.negotiator import NegotiatorConfig
+    text = client_config().get("PREEMPTION_REQUIREMENTS")
+    try:
+        return parse(text if text is not None and text.strip() else NegotiatorConfig().preemption_requirements)
+    except Exception:  # noqa: BLE001 - any syntax error
+        return None
 
 
 def _cell_prios():
