@@ -95,3 +95,18 @@ def test_task_range_needs_a_job_before_it():
 def test_hold_letter_n_removes_every_hold():
     p = qalter.parse_args(["-h", "n", "1"])
     assert p.hold_add == "" and set(p.hold_remove) == set("uos")
+
+
+def test_a_hold_change_of_a_huge_task_range_costs_what_the_jobs_tasks_do():
+    """qalter -h n -t 1-2147483647 of a three-task array: the change is planned from the
+    job's tasks, never by making every number of the range (the daemon, held to 1 GiB
+    here, ran out of memory and failed again at each restart, the request replayed)."""
+    from conftest import run_bare
+    proc = run_bare(
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from gridtools.model.job import Job\n"
+        "from gridtools.daemon.alterreq import _hold_plan\n"
+        "job = Job({'id': 5, 'owner': 'bob', 'tasks': [1, 3, 1], 'user_hold': True}, hold='u')\n"
+        "print(sorted(_hold_plan(job, {'tasks': [[2, 2147483647, 1]]}, '', 'u')))\n")
+    assert (proc.returncode, proc.stdout) == (0, "[2, 3]\n"), proc.stderr

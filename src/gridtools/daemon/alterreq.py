@@ -275,11 +275,9 @@ def _check_cycles(state, job, found):
 def _hold_plan(job, target, add, remove):
     """{task number or None (the whole job): (letters before, letters after)} for what changes."""
     numbers = list(job.pending_numbers())
-    if target.get("tasks"):
-        wanted = set()
-        for first, last, step in target["tasks"]:
-            wanted.update(range(first, last + 1, step))
-        numbers = [n for n in numbers if n in wanted]
+    if target.get("tasks"):             # (its cost grows with the job's tasks, not the ranges')
+        from gridtools.model.taskset import select
+        numbers = select(numbers, target["tasks"])
     elif not numbers:
         numbers = [None]
     plan = {}
