@@ -516,3 +516,28 @@ def test_the_accounting_record_keeps_the_queues_priority_not_the_jobs(cell, work
     records = wait_for(lambda: accounting_of(cell, jid))
     assert [r[7] for r in records] == ["5"]
     assert re.search(r"^priority\s+5\s*$", cell.run("qacct", "-j", str(jid)).stdout, re.M)
+
+
+def _rows(cell, jid):
+    """{ja-task-ID text: state} of the job's qstat lines."""
+    out = cell.run("qstat", "-u", "*").stdout
+    return {line.split()[-1]: line.split()[4] for line in out.splitlines()[2:] if line.split()[:1] == [str(jid)]}
+
+
+def test_a_hold_on_running_array_tasks_shows_and_keeps_them_from_running_again(cell, workdir):
+    """qhold -t and qalter -h -t of running tasks: qstat shows hr, and once rescheduled the
+    tasks wait held (hRq) until qrls, as Grid Engine holds them."""
+    from qtools import set_attr
+    set_attr(cell, "all.q", "slots", "2")
+    jid = jid_of(cell.qsub("-r", "y", "-t", "1-2", "-o", "/dev/null", "-j", "y", "-b", "y", "sleep", "60",
+                           cwd=workdir))
+    wait_for(lambda: _rows(cell, jid) == {"1": "r", "2": "r"}, timeout=30)
+    assert cell.run("qhold", str(jid), "-t", "1").stdout == f"modified hold of job-array task {jid}.1\n"
+    assert cell.run("qalter", "-h", "u", str(jid), "-t", "2").stdout == \
+        f"modified hold of job-array task {jid}.2\n"
+    wait_for(lambda: _rows(cell, jid) == {"1": "hr", "2": "hr"}, timeout=10)
+    cell.run("qmod", "-rj", str(jid), check=True)
+    wait_for(lambda: _rows(cell, jid) == {"1,2": "hRq"}, timeout=30)
+    cell.run("qrls", str(jid), "-t", "1", check=True)
+    wait_for(lambda: _rows(cell, jid) == {"1": "Rr", "2": "hRq"}, timeout=30)
+    cell.run("qdel", str(jid), check=True)

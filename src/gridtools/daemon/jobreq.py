@@ -245,8 +245,8 @@ def hold(state, dispatcher, req, now):
             batch.add(job)
         elif target.get("tasks"):
             for number in select_tasks(job, target["tasks"]):
-                if job.state_of(number) is TaskState.PENDING:
-                    apply.hold(state, job, number, letters, on)
+                if job.state_of(number) is not TaskState.FINISHED:     # (a running task's hold
+                    apply.hold(state, job, number, letters, on)         # keeps it from starting again)
         else:
             apply.hold(state, job, None, letters, on)
     batch.apply()

@@ -168,7 +168,8 @@ def request_delete(job, number):
 
 
 def set_hold(job, number, letters, on):
-    """Add (``on``) or remove hold letters of one pending task; number None = whole job."""
+    """Add (``on``) or remove hold letters of one task that has not finished (a running
+    one's keep it from starting again once it is requeued); number None = whole job."""
     letters = "".join(c for c in letters if c in Hold.ALL)
     if number is None:
         before = job.hold
@@ -191,7 +192,8 @@ def set_hold(job, number, letters, on):
 def _release_job_level(job, number, letters):
     common = job.hold
     job.hold = ""
-    for n in job.pending_numbers():
+    live = [n for n, t in job.tasks.items() if t.state is not TaskState.FINISHED]
+    for n in sorted(set(job.pending_numbers()).union(live)):
         t = job.task(n)
         t.hold = _letters(_letters(t.hold, common, True), letters, False) if n == number else _letters(t.hold, common, True)
     job.changed()
