@@ -243,3 +243,17 @@ def test_without_a_daemon_hosts_come_from_the_configuration(idle_cell):
     for argv in ([], ["-f"], ["-xml"], ["-json"], ["-r"], ["-j", "early"]):
         out = idle_cell.run("qstat", *argv)
         assert out.returncode == 0 and "early" in out.stdout, argv
+
+
+def test_a_slots_capacity_of_a_host_or_the_cell_shows_what_is_left(cell, workdir):
+    """complex(5): a consumable shows what is left of it; slots too, as qstat -F shows it."""
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "slots=3", "global", check=True)
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "slots=2", "testhost", check=True)
+    proc = cell.qsub("-b", "y", "-N", "slotjob", "sleep", "60", cwd=workdir)
+    try:
+        wait_for(lambda: "slotjob" in cell.run("qhost", "-j").stdout, timeout=20)
+        shown = cell.run("qhost", "-F", "slots").stdout
+        assert "gc:slots=2.000000" in shown and "hc:slots=1.000000" in shown, shown
+    finally:
+        kill_jobs_from(workdir)
+    assert proc.returncode == 0

@@ -222,6 +222,7 @@ def held(host, snap):
         for i, (_q, h, slots) in enumerate(row.get("granted") or ()):
             if host != "global" and h != host:
                 continue
+            found["slots"] = found.get("slots", 0.0) + float(slots)     # (the slots granted there)
             for name, cx in counted.items():
                 amount = loadvalues.request_amount(name, cx, hard)
                 once = cx[4] == "JOB" or qstatus.held_once(snap, row, name)
