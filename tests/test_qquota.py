@@ -81,6 +81,19 @@ def test_qquota_filter_column_shows_every_filter_as_written(cell, workdir):
     assert "<qquota_rule name='pstar/1'>\n   <limit resource='slots'" in xml
 
 
+def test_a_rule_naming_an_access_list_shows_its_use(cell, workdir):
+    """A rule whose users are an access list (@list): its use shows, as the scheduler
+    counts it (the running jobs' owners' lists were left out)."""
+    cell.run("qconf", "-au", _me(), "grp", check=True)
+    add_object(cell, "-Arqs", "{\n   name         acl\n   description  NONE\n   enabled      TRUE\n"
+                              "   limit        users @grp hosts {*} to slots=2\n}\n")
+    jid = jid_of(cell.qsub("-b", "y", "sleep", "60", cwd=workdir))
+    wait_state(cell, jid, "r")
+    from conftest import wait_for
+    line = "acl/1              slots=1/2            users @grp hosts testhost"
+    assert wait_for(lambda: line in cell.run("qquota").stdout.splitlines()), cell.run("qquota").stdout
+
+
 def test_list_arguments_are_several_words_or_blank_separated(cell):
     add_object(cell, "-Arqs", "{\n   name         twoq\n   description  NONE\n   enabled      TRUE\n"
                               "   limit        users {*} queues all.q to h_rt=1:0:0\n"

@@ -128,12 +128,14 @@ def _running(items, conf, table):
     from gridtools.sched.snapshot import Running
     found = []
     for item in items:
-        req = inputs.request({"owner": item["owner"], "resources": {"hard": item["hard"]},
+        req = inputs.request({"owner": item["owner"], "group": item.get("group") or "",
+                              "resources": {"hard": item["hard"]}, "ar": item.get("ar") or 0,
                               "project": item.get("project"), "per_job_requests": item.get("per_job")},
                              conf, table)
         found.append(Running(item["id"], item["task"], item["owner"], item["granted"],
                              pe=item.get("pe") or "", amounts=inputs.consumable_amounts(req, table),
-                             start_time=item["time"], project=req.project))
+                             start_time=item["time"], project=req.project, ar=req.ar,
+                             userlists=req.userlists))     # (what rules naming @lists or ARs match)
     return tuple(found)
 
 
@@ -150,8 +152,8 @@ def occupation(snap, exclude=None):
                       "granted": tuple(tuple(g) for g in row["granted"]),
                       "hard": hard, "per_job": [name for name in hard if held_once(snap, row, name)],
                       "pe": row.get("pe") or "",
-                      "project": info.get("project") or "",
-                      "time": float(row.get("time") or 0.0)})
+                      "project": info.get("project") or "", "group": info.get("group") or "",
+                      "ar": info.get("ar") or 0, "time": float(row.get("time") or 0.0)})
     return tuple(found)
 
 
