@@ -504,3 +504,18 @@ def test_qalter_changes_no_protected_request_of_an_htcondor_job(cell, workdir, u
     cell.run("qalter", "-pe", "smp", "4", str(cluster), check=True)
     assert cell.run("condor_q", str(cluster), "-af", "RequestCpus").stdout == "4\n"
     cell.run("condor_rm", str(cluster), check=True)
+
+
+def test_poke_verification_weighs_the_resource_quotas(cell, workdir):
+    """-w p verifies against the cell as it is, its resource quota sets too (as the pass
+    that would schedule the job); -w v against an empty cell."""
+    from qtools import add_object
+    add_object(cell, "-Arqs", "{\n   name         closed\n   description  NONE\n   enabled      TRUE\n"
+                              "   limit        users * to slots=0\n}\n")
+    waiting = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-w", "p", str(waiting))
+    assert (proc.returncode, proc.stdout) == (
+        1, f'Job {waiting} cannot run because it exceeds limit "/////" in rule "closed/1"\n'
+           "verification: no suitable queues\n")
+    proc = cell.run("qalter", "-w", "v", str(waiting))
+    assert (proc.returncode, proc.stdout) == (0, "verification: found suitable queue(s)\n")

@@ -57,7 +57,7 @@ def check_spec(spec, use_load=False, running=()):
     job = PendingJob(id=spec["id"], owner=spec["owner"], group=spec.get("group", ""), request=req,
                      submit_time=float(spec.get("submit_time") or 0.0), tasks=(1,),
                      priority=int(spec.get("priority") or 0))
-    snap = cell_snapshot(conf, (job,), running, use_load)
+    snap = cell_snapshot(conf, (job,), running, use_load, quotas=use_load)   # (-w p: the cell as it is)
     if spec.get("ar"):
         snap = _inside_reservation(snap, int(spec["ar"]), table)
     decisions = cycle(snap)
