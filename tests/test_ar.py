@@ -413,6 +413,14 @@ def test_calendars_are_judged_over_the_reservations_window(cell):
     cell.run("qconf", "-mattr", "queue", "calendar", "today", "all.q", check=True)
     assert wait_for(lambda: "D" in queue_line(cell, "all.q@testhost").split()[-1])
     ar = ar_of(cell.run("qrsub", "-a", tomorrow.strftime("%Y%m%d%H%M"), "-d", "1:0:0"))
+    # the calendar closes the queue now, not in the window: the reservation is not in error
+    # (as Grid Engine sets none in error for a calendar's states); passes ran (a job was
+    # submitted and looked at) before it is looked at
+    probe = cell.run("qsub", "-terse", "-b", "y", "true", check=True).stdout.strip()
+    wait_for(lambda: "dropped because it is disabled" in cell.run("qstat", "-j", probe).stdout)
+    assert "is disabled" not in cell.run("qrstat", "-explain").stdout
+    assert " W " not in cell.run("qrstat").stdout
+    cell.run("qdel", probe, check=True)
     closing = WEEKDAYS[tomorrow.weekday()]
     add_object(cell, "-Acal", f"calendar_name closing\nyear NONE\nweek {closing}=off\n")
     changed = cell.run("qconf", "-mattr", "queue", "calendar", "closing", "all.q")

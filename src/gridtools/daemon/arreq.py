@@ -431,9 +431,11 @@ def calendar_conflict(state, kind, name, obj):
 
 # ---------------------------------------------------------------- errors
 
-#: queue instance states that put a reservation holding it in error, as qrstat -explain names them
-_ERROR_WORDS = ((QState.DISABLED, "disabled"), (QState.CAL_DISABLED, "disabled"),
-                (QState.SUSPENDED, "suspended"), (QState.CAL_SUSPENDED, "suspended"),
+#: queue instance states that put a reservation holding it in error, as qrstat -explain names
+#: them: an operator's disabling or suspension, an unknown host, the error state, a queue
+#: gone; not a calendar's (Grid Engine's qmaster sets no reservation in error for those:
+#: the reservation's own check refused calendars that close its window)
+_ERROR_WORDS = ((QState.DISABLED, "disabled"), (QState.SUSPENDED, "suspended"),
                 (QState.UNKNOWN, "unknown"), (QState.ERROR, "in error state"),
                 (QState.ORPHANED, "orphaned"))
 
