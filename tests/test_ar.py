@@ -449,3 +449,14 @@ def test_max_advance_reservations_caps_the_reservations_of_the_cell(cell):
     assert (proc.returncode, proc.stderr) == (1, "rejected: only 1 advance reservations are allowed per cluster\n")
     cell.run("qrdel", str(first), check=True)
     ar_of(cell.run("qrsub", "-a", at(7200), "-d", "0:10:0"))
+
+
+def test_a_duration_that_does_not_fit_the_start_and_end_is_refused(cell):
+    """qrsub -a, -e and -d together must agree, as Grid Engine checks them."""
+    base = time.time() + 3600
+    start, end = (time.strftime("%Y%m%d%H%M.%S", time.localtime(base + s)) for s in (0, 600))
+    proc = cell.run("qrsub", "-a", start, "-e", end, "-d", "2:0:0")
+    assert (proc.returncode, proc.stdout + proc.stderr) == (
+        1, "difference between end and start time does not correspond to duration\n")
+    assert cell.run("qrstat").stdout == ""
+    assert ar_of(cell.run("qrsub", "-a", start, "-e", end, "-d", "0:10:0"))

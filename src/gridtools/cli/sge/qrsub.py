@@ -146,6 +146,8 @@ def window(req, now):
         start = end - req["duration"] if end is not None and req["duration"] is not None else int(now)
     if end is None:
         end = start + req["duration"]
+    elif req["duration"] is not None and end - start != req["duration"]:
+        raise InputError("difference between end and start time does not correspond to duration")
     if end <= start:
         raise InputError("the end time of the advance reservation must be after its start time")
     return start, end
