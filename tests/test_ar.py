@@ -163,6 +163,13 @@ def test_qsub_ar_refusals(cell, users):
     assert moved.returncode == 1
     assert f'has no permission for advance_reservation "{private}"' in moved.stderr + moved.stdout
     assert cell.run("qalter", "-ar", "77", str(held), user="gtalice").returncode == 1
+    # and a job in a reservation gets no run time longer than its window by qalter -l
+    inside = jid_of(cell.qsub("-ar", str(private), "-h", "-b", "y", "true", user="gtbob"))
+    longer = cell.run("qalter", "-l", "h_rt=2:0:0", str(inside), user="gtbob")
+    assert longer.returncode == 1
+    assert "the job duration is longer than duration of the advance reservation id " \
+           f"{private}" in longer.stdout + longer.stderr
+    assert cell.run("qalter", "-l", "h_rt=0:30:0", str(inside), user="gtbob").returncode == 0
     assert "ar_id" not in cell.run("qstat", "-j", str(held)).stdout
     assert cell.run("qalter", "-ar", str(everyone), str(held), user="gtalice").returncode == 0
     assert re.search(rf"^ar_id: +{everyone}$", cell.run("qstat", "-j", str(held)).stdout, re.M)

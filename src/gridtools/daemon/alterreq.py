@@ -107,17 +107,20 @@ def _check_rights(state, user, job, changes):
         raise Refused(f'denied: the user "{user}" is no deadline initiation user')
     if "project" in changes and changes["project"] != spec.get("project"):
         _check_project(state, job, changes["project"])
-    if changes.get("ar") and changes["ar"] != spec.get("ar"):
-        _check_reservation(state, job, changes["ar"])
+    ar_id = changes.get("ar", spec.get("ar"))
+    if ar_id and ((changes.get("ar") and changes["ar"] != spec.get("ar")) or "resources" in changes):
+        _check_reservation(state, job, ar_id, changes)
 
 
-def _check_reservation(state, job, ar_id):
+def _check_reservation(state, job, ar_id, changes):
     """qsub's rules for a job into advance reservation ``ar_id`` (it is there, its owner
-    is among its users, the job fits its window), as Grid Engine checks a changed -ar:
-    a reservation its owner may not use is no more theirs by qalter."""
+    is among its users, the job fits its window), as Grid Engine checks a changed -ar,
+    for the job as the change leaves it: a reservation its owner may not use is no more
+    theirs by qalter, and a new -l h_rt must fit the window as qsub's did."""
     import time
     from gridtools.daemon import arreq
-    why = arreq.job_problem(state, dict(job.spec, ar=ar_id), time.time())
+    changed = alteration.apply(job.spec, {k: v for k, v in changes.items() if k in ("resources", "ar")})
+    why = arreq.job_problem(state, dict(changed, ar=ar_id), time.time())
     if why:
         raise Refused(why)
 
