@@ -89,10 +89,8 @@ def daemon_start():
     from gridtools import cell
     if not os.access(cell.spool(), os.W_OK):
         if os.statvfs(cell.spool()).f_flag & os.ST_RDONLY:
-            raise Failure(f"cannot start the daemon: {cell.spool()} is on a read-only "
-                                       "file system")
-        raise Failure(f"only the owner of the cell may start its daemon "
-                                   f"({cell.spool()} is not writable)")
+            raise Failure(f"cannot start the daemon: {cell.spool()} is on a read-only file system")
+        raise Failure(f"only the owner of the cell may start its daemon ({cell.spool()} is not writable)")
     started, number = _run(control.launch)
     click.echo(f"daemon {'started' if started else 'already running'} (pid {number})")
 

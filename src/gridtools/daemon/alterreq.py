@@ -17,7 +17,6 @@ from gridtools.formats import jobcheck
 from gridtools.formats.sge import admission
 from gridtools.model import shared
 from gridtools.model import alteration, predecessors
-from gridtools.model.job import TaskState
 from gridtools.sched import urgency
 from gridtools.spool import jobs as jobstore
 
@@ -278,8 +277,7 @@ def _check_cycles(state, job, found):
 
 def _hold_plan(job, target, add, remove):
     """{task number or None (the whole job): (letters before, letters after)} for what changes."""
-    live = [n for n, t in job.tasks.items() if t.state is not TaskState.FINISHED]
-    numbers = sorted(set(job.pending_numbers()).union(live))      # (running tasks hold too)
+    numbers = job.unfinished_numbers()                 # (running tasks hold too)
     if target.get("tasks"):             # (its cost grows with the job's tasks, not the ranges')
         from gridtools.model.taskset import select
         numbers = select(numbers, target["tasks"])

@@ -6,9 +6,10 @@ file's owner is the identity), runs the operation and answers with Grid
 Engine's messages, which qconf prints on stderr as Grid Engine does.
 
 Rights: managers may do everything; operators may change usersets and
-clean queues; plain users nothing (``model.qconfrights``). The operations live in ``confobj`` (whole objects, lists,
-access list entries, share tree nodes), ``confattr`` (-aattr and friends)
-and ``confctl`` (daemon control, -tsm, -cq).
+clean queues; plain users nothing (``model.qconfrights``). The operations
+live in ``confobj`` (whole objects, lists, access list entries, share tree
+nodes), ``confattr`` (-aattr and friends) and ``confctl`` (daemon control,
+-tsm, -cq).
 """
 
 import re

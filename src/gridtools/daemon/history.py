@@ -324,6 +324,16 @@ def _append(target, text, limit, mode=0o644, owner=None):
     files.append_text(target, data, mode=mode, owner=owner)
 
 
+def _keep_writable(path):
+    """Make the private history file of the daemon's own user writable to it again, when an
+    older daemon made it read-only."""
+    try:
+        if not os.stat(path, follow_symlinks=False).st_mode & 0o200:
+            os.chmod(path, 0o600)
+    except FileNotFoundError:
+        pass
+
+
 def _private_mode(uid):
     """The mode of a user's private history file: read-only to its owner, who may not
     write the record of a job (the daemon, root, writes it anyway); a daemon that runs as
@@ -348,8 +358,8 @@ def append(state, final_ads, specs=None, epochs=False):
             files.makedirs(folder, 0o711)
         for uid, (gid, texts) in private.items():
             target = os.path.join(folder, str(uid))
-            if uid == os.geteuid() and os.path.isfile(target):
-                os.chmod(target, 0o600)         # (one an older daemon made read-only)
+            if uid == os.geteuid():
+                _keep_writable(target)
             _append(target, "".join(texts), limit, mode=_private_mode(uid), owner=(uid, gid))
     except OSError as exc:
         state.log(f"E|cannot append to the {what}: {exc.strerror}")

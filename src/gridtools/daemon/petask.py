@@ -380,7 +380,7 @@ def collect(state, now):
         acct.append(records)
     for key, info, result in ended:     # (what each used counts for its owner's share, as the job's)
         job = state.jobs.get(key[0])
-        if job is not None and result.get("usage") and state.usage is not None:
+        if job is not None and result.get("usage"):
             state.usage.task_ended(job.spec, f"{key[1]}.pe.{key[2]}", result, now)
     for key, info, result in ended:
         if "node" in info:             # a node of an HTCondor parallel universe job: its event
@@ -412,7 +412,7 @@ def merged_usage(state, job, task, usage):
     """The usage of a master task with what the tasks inside it added in this run, under
     accounting_summary TRUE: read from their results in the task's folder (those begun
     since the task's run did), so a daemon that started again meanwhile loses none."""
-    if not task.pe and not job.spec.get("pe") or not _flag(_pe(state, job, task).get("accounting_summary")):
+    if not _flag(_pe(state, job, task).get("accounting_summary")):
         return usage
     from gridtools.formats import spoolyaml
     from gridtools.spool.files import read_text

@@ -17,10 +17,10 @@ A report is asked for when the sensor starts and then every
 complete report, taken as soon as it is complete. A line that does not read
 as ``host:name:value`` (three parts, none empty; the value is the rest of the
 line, at most ``LONGEST_VALUE`` characters) is left out and logged: the first
-one of a report, and how many there were when the report ends. A sensor that ended, or whose program file
-changed, is started again when the next report is due; one no longer named
-is asked to quit, and killed if it has not ended ``QUIT_TIMEOUT`` seconds
-later.
+one of a report, and how many there were when the report ends. A sensor that
+ended, or whose program file changed, is started again when the next report is
+due; one no longer named is asked to quit, and killed if it has not ended
+``QUIT_TIMEOUT`` seconds later.
 
 The values join the host's load values (a sensor may report one of the
 standard ones, which it then replaces): they show in ``qhost -F`` and

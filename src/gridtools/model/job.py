@@ -283,6 +283,12 @@ class Job:
             self.cache["pending"] = found
         return found
 
+    def unfinished_numbers(self):
+        """Task numbers not finished (pending, running or in error), in order: those a
+        hold may be set on."""
+        live = [n for n, t in self.tasks.items() if t.state is not TaskState.FINISHED]
+        return sorted(set(self.pending_numbers()).union(live))
+
     def pending_holds(self):
         """TaskHolds of the pending tasks."""
         own = {n: t.hold for n, t in self.tasks.items() if t.hold and t.state is TaskState.PENDING}

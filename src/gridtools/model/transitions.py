@@ -192,8 +192,7 @@ def set_hold(job, number, letters, on):
 def _release_job_level(job, number, letters):
     common = job.hold
     job.hold = ""
-    live = [n for n, t in job.tasks.items() if t.state is not TaskState.FINISHED]
-    for n in sorted(set(job.pending_numbers()).union(live)):
+    for n in job.unfinished_numbers():
         t = job.task(n)
         t.hold = _letters(_letters(t.hold, common, True), letters, False) if n == number else _letters(t.hold, common, True)
     job.changed()

@@ -79,7 +79,7 @@ NO_TOP = 9999999
 #: one that sends more is taken for broken, as one that stops answering
 LONGEST_LINE = 1 << 20
 MOST_SENT = 64 << 20
-#: the most LOG lines kept of one verification (the rest are counted in one line)
+#: the most LOG lines kept of one verification (one more line says the rest were left out)
 MOST_LOGGED = 1000
 
 
