@@ -9,7 +9,7 @@ import pytest
 from gridtools.daemon import dispatch
 from gridtools.exec import ckpt
 
-ENV = {"ckpt_name": "ck", "interface": "userdefined", "ckpt_command": "/bin/ck $job_pid",
+ENV = {"ckpt_name": "ck", "interface": "hibernator", "ckpt_command": "/bin/ck $job_pid",
        "migr_command": "/bin/migr $job_id", "restart_command": "/bin/restart",
        "clean_command": "NONE", "ckpt_dir": "/scratch/ck", "signal": "none", "when": "sx"}
 
@@ -58,6 +58,38 @@ def test_the_periodic_checkpoints_interval(when, job_c, floor, interval):
     assert (got or {}).get("interval") == interval
     if got:
         assert got["command"] == "/bin/ck $job_pid"
+
+
+@pytest.mark.parametrize("interface, commands, restart", [
+    ("hibernator", True, True), ("CPR", True, True), ("cray-ckpt", True, True),
+    ("application-level", True, False),     # restarts by its own script
+    ("userdefined", False, False), ("transparent", False, False),   # the signal only
+])
+def test_which_interfaces_use_the_commands(interface, commands, restart):
+    got = ckpt.settings({**ENV, "interface": interface, "clean_command": "/bin/clean"})
+    assert (got["ckpt"], got["migr"], got["clean"]) == (
+        ("/bin/ck $job_pid", "/bin/migr $job_id", "/bin/clean") if commands else (None, None, None))
+    assert got["restart"] == ("/bin/restart" if restart else None)
+    periodic = dispatch._checkpoint({"ckpt": "ck", "ckpt_when": "m"}, conf(interface=interface), queue())
+    assert periodic["command"] == ("/bin/ck $job_pid" if commands else None)
+
+
+def test_a_restarted_userdefined_job_runs_its_own_command():
+    plan = {"ckpt": ckpt.settings({**ENV, "interface": "userdefined"}), "env": {"RESTARTED": "1"},
+            "job_id": 7, "owner": "u",
+            "exec": "/bin/job", "argv": ["job"]}
+    ckpt.prepare_restart(plan)
+    assert (plan["exec"], plan["argv"]) == ("/bin/job", ["job"])
+    plan["ckpt"] = ckpt.settings(ENV)
+    ckpt.prepare_restart(plan)
+    assert plan["exec"] == "/bin/sh" and plan["argv"][-1] == "/bin/restart"
+
+
+def test_the_commands_see_the_checkpoint_directory_and_signal():
+    from gridtools.exec import procedure
+    plan = {"ckpt": ckpt.settings({**ENV, "signal": "usr2"}), "job_id": 7, "owner": "u", "env": {}}
+    values = procedure.procedure_values(plan, 99)
+    assert procedure.expand_text("m $ckpt_dir $ckpt_signal $job_pid", values) == "m /scratch/ck usr2 99"
 
 
 def test_no_environment_no_checkpoint():

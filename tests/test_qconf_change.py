@@ -163,7 +163,13 @@ MUTATIONS = [
     ("-sprj", "projA", "-Mprj", "acl", "nolist", 'user list "nolist" which does not exist'),
     ("-scal", "night", "-Mcal", "week", "funday=on", 'for attribute "week"'),
     ("-sckpt", "ckpt_test", "-Mckpt", "when", "q", 'Invalid "when" attribute for ckpt "ckpt_test"'),
-    ("-sckpt", "ckpt_test", "-Mckpt", "interface", "cray-ckpt", "no valid checkpoint interface cray-ckpt"),
+    ("-sckpt", "ckpt_test", "-Mckpt", "interface", "magic", "no valid checkpoint interface magic"),
+    ("-sckpt", "ckpt_test", "-Mckpt", "signal", "BOGUS",
+     '"BOGUS" is not a signal string (like HUP, INT, WINCH, ..)'),
+    ("-sckpt", "ckpt_test", "-Mckpt", "migr_command", "echo $bogus_var",
+     'parameter migr_command of ckpt environment "ckpt_test": unknown variable "bogus_var"'),
+    ("-sckpt", "ckpt_test", "-Mckpt", "clean_command", "echo $",
+     'parameter clean_command of ckpt environment "ckpt_test": variables need at least one character'),
     ("-se", "testhost", "-Me", "user_lists", "nolist", 'user list "nolist" which does not exist'),
 ]
 
@@ -242,13 +248,12 @@ def test_ckpt_interface_and_when_are_checked_and_kept_as_grid_engine_keeps_them(
         return lines[1], lines[-1]
     for name, interface, when, stored in (("c1", "userdefined", "sx", "xs"), ("c2", "cpr", "rmxs", "xsmr"),
                                           ("c3", "Application-Level", "n", "n"), ("c4", "hibernator", "mm", "m"),
-                                          ("c5", "TRANSPARENT", "r", "r")):
+                                          ("c5", "TRANSPARENT", "r", "r"), ("c7", "cray-ckpt", "x", "x")):
         ok(cell, "-Ackpt", write(workdir, name, ckpt(name, interface, when)))
         assert shown(name) == (f"interface          {interface}", f"when               {stored}")
     ok(cell, "-Mckpt", write(workdir, "c1", ckpt("c1", "Cpr", "ms")))
     assert shown("c1") == ("interface          Cpr", "when               sm")
-    for interface, when, message in (("cray-ckpt", "sx", "no valid checkpoint interface cray-ckpt"),
-                                     ("magic", "sx", "no valid checkpoint interface magic"),
+    for interface, when, message in (("magic", "sx", "no valid checkpoint interface magic"),
                                      ("cpr", "sn", 'Invalid "when" attribute for ckpt "bad"'),
                                      ("cpr", "sq", 'Invalid "when" attribute for ckpt "bad"'),
                                      ("magic", "q", 'Invalid "when" attribute for ckpt "bad"')):
@@ -256,7 +261,7 @@ def test_ckpt_interface_and_when_are_checked_and_kept_as_grid_engine_keeps_them(
         assert (proc.returncode, proc.stderr) == (1, message + "\n"), (interface, when)
         proc = cell.run("qconf", "-Mckpt", write(workdir, "c1", ckpt("c1", interface, when)))
         assert proc.returncode == 1 and proc.stderr == message.replace('"bad"', '"c1"') + "\n"
-    assert ok(cell, "-sckptl").stdout == "c1\nc2\nc3\nc4\nc5\n"
+    assert ok(cell, "-sckptl").stdout == "c1\nc2\nc3\nc4\nc5\nc7\n"
     assert shown("c1") == ("interface          Cpr", "when               sm")
     editor = write(workdir, "editor", "#!/bin/sh\nsed -i 's/^when .*/when rx/' \"$1\"\n")
     os.chmod(editor, 0o755)

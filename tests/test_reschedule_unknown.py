@@ -65,7 +65,7 @@ def test_no_new_job_goes_to_a_host_whose_execd_went_away(two_hosts, workdir):
 
 
 CKPT = """ckpt_name          {name}
-interface          userdefined
+interface          hibernator
 ckpt_command       none
 migr_command       none
 restart_command    /bin/sh {dir}/restart.sh

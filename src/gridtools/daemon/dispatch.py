@@ -117,6 +117,7 @@ class Dispatcher:
             # a command started without a shell (-b y -shell n, qrsh -noshell) is found on
             # the job's PATH, as Grid Engine's shepherd finds it (execvp)
             "exec_search": bool(spec.get("binary")) and not spec.get("shell_wrap", True),
+            "shell_check": plan_mod.shell_check(spec, ctx, exe),
             # (and a qrsh -noshell command that cannot be, said as qrsh_starter says it)
             "exec_failure": "qrsh_starter" if spec.get("interactive") and spec.get("binary")
             and not spec.get("shell_wrap", True) else None,
@@ -269,6 +270,7 @@ def _add_queue_methods(plan, spec, conf, q, shell):
     if starter and str(starter).upper() != "NONE":
         login = str(plan["argv"][0]).startswith("-")
         plan["exec"], plan["argv"] = plan_mod.with_starter(str(starter), plan["exec"], plan["argv"])
+        plan["shell_check"] = None          # (the starter runs the job as it likes)
         plan["env"].update(plan_mod.starter_env(shell, str(q("shell_start_mode") or "posix_compliant"),
                                                 login))
     if (str(q("shell_start_mode")) == "script_from_stdin" and not spec.get("binary")
@@ -309,7 +311,8 @@ def _checkpoint(spec, conf, q):
         return None
     if not 0 < interval < values.INFINITY:
         return None
-    return {"interval": interval, "command": env.get("ckpt_command"), "signal": env.get("signal")}
+    own = ckpt.settings(env)        # (a command only for a kernel-level interface)
+    return {"interval": interval, "command": own["ckpt"], "signal": own["signal"]}
 
 
 def _handshake_timeout(conf, host):

@@ -172,6 +172,7 @@ def _plan(dispatcher, job, task, host, body, tdir):
     # -noshell: found on the task's PATH when it executes (execvp), its failure reported
     plan["exec_search"] = noshell
     plan["exec_failure"] = "qrsh_starter" if noshell else None
+    plan["shell_check"] = None                      # (a task runs as qrsh -inherit asks)
     plan.update(exec=exe, argv=argv, prolog=None, epilog=None, pe_start=None, pe_stop=None,
                 stdout=str(streams.get("stdout")), stderr=str(streams.get("stderr")),
                 stdin=str(streams.get("stdin")), join=False, result_dir=tdir, pe_task=True,

@@ -13,10 +13,17 @@ The shepherd then:
   instead of the job's command line, if one is set;
 - when the job is over (not migrating) runs ``clean_command``.
 
+As in Grid Engine's shepherd, the commands belong to the kernel-level
+interfaces (``KERNEL``: hibernator, cpr, cray-ckpt and application-level);
+``userdefined`` and ``transparent`` jobs checkpoint themselves when given
+``signal``, whatever commands the environment names. ``restart_command``
+serves only the interfaces that restore a process image (``RESTORING``): an
+application-level job restarts by running its own script again.
+
 Commands run as the job's owner with the job's environment (by ``/bin/sh -c``,
 as Grid Engine runs them, in the job's working directory), ``$job_pid``,
-``$job_id`` and the other method variables replaced; ``SGE_CKPT_DIR`` names
-the environment's ``ckpt_dir``.
+``$job_id``, ``$ckpt_dir``, ``$ckpt_signal`` and the other method variables
+replaced; ``SGE_CKPT_DIR`` names the environment's ``ckpt_dir``.
 """
 
 import signal
@@ -30,6 +37,10 @@ CHECKPOINT_NOW = signal.SIGRTMIN + 2
 MIGRATING = frozenset("sxr")
 #: seconds a job given the checkpoint signal on its way out has to end by itself
 SIGNAL_GRACE = 10.0
+#: interfaces whose checkpoints are made by the environment's commands
+KERNEL = frozenset({"HIBERNATOR", "CPR", "CRAY-CKPT", "APPLICATION-LEVEL"})
+#: interfaces that restart a job by its environment's restart_command
+RESTORING = KERNEL - {"APPLICATION-LEVEL"}
 
 
 def _set(value):
@@ -41,10 +52,14 @@ def settings(env, when_override=None):
     when = str(when_override or env.get("when") or "")
     if when and not set(when) <= set("smxrn"):
         when = str(env.get("when") or "")          # -c gave an interval, not letters
-    return {"name": env.get("ckpt_name", ""), "when": when, "ckpt": _set(env.get("ckpt_command")),
-            "migr": _set(env.get("migr_command")), "restart": _set(env.get("restart_command")),
-            "clean": _set(env.get("clean_command")), "dir": str(env.get("ckpt_dir") or "/tmp"),
-            "signal": _set(env.get("signal"))}
+    interface = str(env.get("interface") or "").upper()
+    kernel, restoring = interface in KERNEL, interface in RESTORING
+    return {"name": env.get("ckpt_name", ""), "when": when, "interface": interface,
+            "ckpt": _set(env.get("ckpt_command")) if kernel else None,
+            "migr": _set(env.get("migr_command")) if kernel else None,
+            "restart": _set(env.get("restart_command")) if restoring else None,
+            "clean": _set(env.get("clean_command")) if kernel else None,
+            "dir": str(env.get("ckpt_dir") or "/tmp"), "signal": _set(env.get("signal"))}
 
 
 def letters(envs, spec):
@@ -75,7 +90,8 @@ def migrate(plan, pid):
 
 
 def prepare_restart(plan):
-    """A restarted task runs the environment's restart_command, when it has one."""
+    """A restarted task runs the environment's restart_command, when it has one (only
+    an interface in RESTORING has: ``settings``)."""
     ckpt = plan.get("ckpt") or {}
     if ckpt.get("restart") and plan["env"].get("RESTARTED") == "1":
         command = procedure.expand_text(ckpt["restart"], procedure.procedure_values(plan, 0))

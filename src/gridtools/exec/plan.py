@@ -207,6 +207,19 @@ def command_line(spec, ctx):
     return shell, [argv0, script] + args
 
 
+def shell_check(spec, ctx, exe):
+    """Who is at fault when the shell that runs the job (``exe``) cannot be found, as
+    Grid Engine's shepherd looks for it: "job" for the job's own -S (or a command under
+    unix_behavior), "queue" for the queue's shell; None when the job is not run by a
+    shell the shepherd looks for (unix_behavior with a #! line, -shell n, interactive)."""
+    mode = ctx.get("shell_start_mode", "posix_compliant")
+    if spec.get("interactive") or spec.get("condor_ad") or exe != job_shell(spec, ctx):
+        return None
+    if not spec.get("binary") and mode not in ("posix_compliant", "script_from_stdin"):
+        return None
+    return "job" if ctx.get("job_shell") or mode == "unix_behavior" else "queue"
+
+
 def with_starter(starter, exe, argv):
     """(path, argv) that run the job through a queue's starter_method: the starter
     gets the job's command line (its program and arguments) as its arguments."""

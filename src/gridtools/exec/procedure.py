@@ -64,6 +64,9 @@ def procedure_values(plan, pid=None):
                   "host": env.get("HOSTNAME", ""), "ja_task_id": task if task.isdigit() else "0"}
     values.update(stdin_path=str(plan.get("stdin", "")), stdout_path=str(plan.get("stdout", "")),
                   stderr_path=str(plan.get("stdout" if plan.get("join") else "stderr", "")))
+    if plan.get("ckpt"):            # checkpoint(5): the environment's directory and signal
+        values.update(ckpt_dir=str(plan["ckpt"].get("dir") or ""),
+                      ckpt_signal=str(plan["ckpt"].get("signal") or "none"))
     if pid is not None:
         values["job_pid"] = str(pid)
     return values

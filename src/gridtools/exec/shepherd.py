@@ -474,6 +474,10 @@ class Shepherd:
                 os.waitpid(pid, 0)
             self._own_file("error", failure["reason"] + "\n")
             self.result.update(failed=failure["code"], failed_reason=failure["reason"], exit_status=1)
+            if failure.get("queue"):
+                # the queue's shell is missing: the queue instance is at fault, the job waits again
+                self.result.update(queue_error=failure["reason"], requeue=True, exit_status=0)
+                return False
             # (an interactive job's streams are its client's: without them, nothing to retry)
             if failure["code"] in (jobproc.FAILED_CHDIR, jobproc.FAILED_OPEN, jobproc.FAILED_SHELL) and \
                     not self.plan.get("interactive"):
@@ -541,7 +545,7 @@ class Shepherd:
                 given_up = _handshake_failed(interactive, started) if interactive else None
                 if given_up and select.select([errpipe], [], [], 0)[0]:
                     # it executed the job meanwhile: a running job, whose client check ends it
-                    return jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec")))
+                    return self._spawn_failure(errpipe)
                 if given_up or self.flags_stop():
                     self.trace("job process killed before it executed the job")
                     os.kill(pid, signal.SIGKILL)        # our child, not waited for yet
@@ -550,12 +554,24 @@ class Shepherd:
                 wait = client.CHECK_EVERY if interactive else None
                 ready, _, _ = select.select([errpipe, rfd], [], [], wait)
                 if errpipe in ready:
-                    return jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec")))
+                    return self._spawn_failure(errpipe)
                 _drain(rfd)
         finally:
             signal.set_wakeup_fd(-1)
             for fd in (rfd, wfd):
                 os.close(fd)
+
+    def _spawn_failure(self, errpipe):
+        """How the job process failed before its job ran, or None. A shell the plan
+        checks (``shell_check``: the job is run by it) that cannot be executed is
+        Grid Engine's "unable to find shell", not a job that ran and exited 127."""
+        shell_check = self.plan.get("shell_check")
+        failure = jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec") or shell_check))
+        if failure and shell_check and failure["step"] == jobproc.STEP_EXEC:
+            failure.update(code=jobproc.FAILED_SHELL, reason=f'unable to find shell "{failure["path"]}"')
+            if shell_check == "queue":
+                failure["queue"] = True
+        return failure
 
     def _keep_file(self, name, text):
         """A file of the task's spool folder ($SGE_JOB_SPOOL_DIR) as Grid Engine's execd

@@ -223,6 +223,9 @@ def _check_names(changes):
                 text = text[len(head):]
                 break
         text = text[len("requests "):] if text.startswith("requests ") else text
+        if text.startswith("the requested checkpointing environment"):
+            # (Grid Engine's qmaster answers qalter so, without "denied:")
+            raise GridError(text[len("the requested "):]) from None
         # (an unknown PE: qsub's words name "the requested" one, the qmaster's answer to
         # qalter names the object alone)
         text = text[len("the requested "):] if text.startswith("the requested parallel environment") else text

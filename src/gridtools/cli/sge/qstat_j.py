@@ -158,7 +158,44 @@ def identity_fields(spec):
     out.append(("account", spec.get("account") or "sge"))
     if spec.get("ckpt"):
         out.append(("checkpoint_object", spec["ckpt"]))
+        letters = _ckpt_letters(spec)
+        if letters:
+            out.append(("checkpoint_attr", letters))
+    interval = _ckpt_interval(spec.get("ckpt_when"))
+    if interval:
+        out.append(("checkpoint_interval", f"{interval} seconds"))
     return out
+
+
+#: the order Grid Engine's qstat -j writes checkpoint occasions in
+_CKPT_ORDER = "msxrn"
+
+
+def _ckpt_letters(spec):
+    """The job's checkpoint occasions: its ``-c`` letters, else its environment's ``when``
+    (which Grid Engine copies into the job), in Grid Engine's order."""
+    when = spec.get("ckpt_when") or ""
+    if not when or _ckpt_interval(when):
+        from gridtools import cell
+        import re
+        try:
+            with open(cell.etc("ckpt", spec["ckpt"]), encoding="utf-8") as fh:
+                found = re.search(r"(?m)^when[ \t]+(\S+)", fh.read(65536))
+        except (OSError, ValueError):
+            found = None
+        when = found.group(1) if found else ""
+    return "".join(c for c in _CKPT_ORDER if c in when)
+
+
+def _ckpt_interval(when):
+    """Seconds of a ``-c`` interval, else 0."""
+    if not when or not (when[:1].isdigit() or when[:1] == ":"):
+        return 0
+    from gridtools.formats.values import parse_time
+    try:
+        return int(parse_time(when))
+    except Exception:  # noqa: BLE001 - qsub checked it
+        return 0
 
 
 def request_fields(spec):

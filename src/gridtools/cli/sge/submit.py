@@ -175,9 +175,24 @@ def check_request(req, new_job=False, what="job"):
         check_pe_urgency(req["pe"], what)
     if req["ckpt"] and req["ckpt"] not in _etc_names("ckpt"):
         raise Rejected(f'job rejected: the requested checkpointing environment "{req["ckpt"]}" does not exist')
+    if new_job:
+        check_ckpt_when(req)
     if req["project"] and req["project"] not in _etc_names("projects"):
         raise Rejected(f'job rejected: the requested project "{req["project"]}" does not exist')
     check_resources(req)
+
+
+def check_ckpt_when(req):
+    """Refuse ``-c`` that cannot apply, as Grid Engine's qmaster refuses it at submission:
+    ``n`` with other letters or with ``-ckpt``; letters other than ``n``, or an interval,
+    without ``-ckpt``."""
+    when = req.get("ckpt_when") or ""
+    interval = when[:1].isdigit() or when[:1] == ":"
+    letters = set() if interval else set(when)
+    if "n" in letters and (len(letters) > 1 or req["ckpt"]):
+        raise Rejected('job rejected: checkpointing with "-c n" requested')
+    if not req["ckpt"] and (interval or letters - {"n"}):
+        raise Rejected("checkpointing denied")
 
 
 def check_pe_urgency(pe, what="job"):

@@ -12,8 +12,13 @@ from gridtools.formats.sge.attrfile import Field, Refusal, Schema
 from gridtools.formats.sge.codecs import OptText, Text, is_none_word
 from gridtools.formats.sge.names import check_object_name
 
-#: checkpointing interfaces Grid Engine 8.1.9 knows (named in any case)
-INTERFACES = frozenset({"USERDEFINED", "HIBERNATOR", "TRANSPARENT", "APPLICATION-LEVEL", "CPR"})
+#: checkpointing interfaces Grid Engine knows (named in any case)
+INTERFACES = frozenset({"USERDEFINED", "HIBERNATOR", "TRANSPARENT", "APPLICATION-LEVEL", "CPR",
+                        "CRAY-CKPT"})
+#: the variables the commands of an environment may name (``$ckpt_dir``, ...)
+VARIABLES = frozenset({"sge_root", "sge_cell", "host", "job_owner", "job_id", "job_name", "queue",
+                       "job_pid", "ckpt_dir", "ckpt_signal"})
+COMMANDS = ("ckpt_command", "migr_command", "restart_command", "clean_command")
 #: letters of ``when`` in the order Grid Engine writes them: on suspension, at shutdown of
 #: the execution daemon, at min_cpu_interval, on reschedule; ``n`` (never) stands alone
 WHEN_ORDER = "xsmr"
@@ -93,3 +98,30 @@ def validate(obj, known=None):
         raise Refusal(f'Invalid "when" attribute for ckpt "{obj["ckpt_name"]}"', "when")
     if obj["interface"].upper() not in INTERFACES:
         raise Refusal(f"no valid checkpoint interface {obj['interface']}", "interface")
+    for field in COMMANDS:
+        fault = variable_fault(obj[field])
+        if fault:
+            raise Refusal(f'parameter {field} of ckpt environment "{obj["ckpt_name"]}": {fault}', field)
+    if obj["signal"] is not None and not is_signal(obj["signal"]):
+        raise Refusal(f'"{obj["signal"]}" is not a signal string (like HUP, INT, WINCH, ..)', "signal")
+
+
+def variable_fault(command):
+    """Why Grid Engine refuses a command line for its ``$`` variables, or None: each
+    ``$`` must start the name of one of VARIABLES."""
+    import re
+    for match in re.finditer(r"\$([A-Za-z0-9_]*)", command or ""):
+        if not match.group(1):
+            return "variables need at least one character"
+        if match.group(1) not in VARIABLES:
+            return f'unknown variable "{match.group(1)}"'
+    return None
+
+
+def is_signal(text):
+    """True for a signal Grid Engine can name: HUP, usr1, SIGTERM, or a number."""
+    import signal
+    if text.isdigit():
+        return int(text) in signal.valid_signals()
+    name = text.upper()
+    return isinstance(getattr(signal, name if name.startswith("SIG") else "SIG" + name, None), signal.Signals)

@@ -84,8 +84,8 @@ _TEXT = {
     Why.NOT_HARD_QUEUE: lambda a, o: (f'cannot run in queue "{a[0]}" because it is not contained in '
                                       "its hard queue list (-q)"),
     Why.NOT_IN_PE_LIST: lambda a, o: f'cannot run in queue "{a[0]}" because PE "{a[1]}" is not in pe list',
-    Why.NOT_IN_CKPT_LIST: lambda a, o: (f'cannot run in queue "{a[0]}" because checkpointing environment '
-                                        f'"{a[1]}" is not in ckpt list'),
+    Why.NOT_IN_CKPT_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because ckpt object '
+                                        f'"{a[1]}" is not in ckpt list of queue'),
     Why.USER_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because job owner "{o}" is not '
                                  "in any user list of the queue"),
     Why.XUSER_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because job owner "{o}" is in '
