@@ -133,6 +133,29 @@ def test_a_held_job_shows_its_hold_beside_each_suspension(cell, workdir):
     wait_for(lambda: running(pid))
 
 
+def test_a_job_suspended_for_two_reasons_shows_both_letters(cell, workdir):
+    """Suspended by its user and by its queue, a job is Ss (by a threshold too, STs);
+    lifting one suspension leaves the other's letter; -s s lists it all along."""
+    jid = sleeper(cell, workdir)
+    wait_state(cell, jid, "r")
+    cell.run("qmod", "-sj", str(jid), check=True)
+    wait_state(cell, jid, "s")
+    cell.run("qmod", "-s", "all.q", check=True)
+    wait_state(cell, jid, "Ss")
+    assert _listed(cell, "s") == [str(jid)]
+    set_attr(cell, "all.q", "suspend_interval", "0:0:1")
+    set_attr(cell, "all.q", "suspend_thresholds", "np_load_avg=0")
+    wait_state(cell, jid, "STs")
+    cell.run("qmod", "-us", "all.q", check=True)
+    wait_state(cell, jid, "Ts")
+    proc = cell.run("qmod", "-usj", str(jid))
+    assert (proc.returncode, proc.stdout) == (1, f"root@testhost removed administrator suspension of job {jid} "
+                                                 "(suspend threshold is still active)\n")
+    wait_state(cell, jid, "T")
+    set_attr(cell, "all.q", "suspend_thresholds", "NONE")
+    wait_state(cell, jid, "r")
+
+
 def test_job_suspension_messages(cell, workdir):
     run = sleeper(cell, workdir)
     wait_state(cell, run, "r")
@@ -168,7 +191,7 @@ def test_clear_job_error_state(cell, workdir):
     wait_state(cell, jid, "Eqw")
     cell.run("qhold", str(jid), check=True)
     proc = cell.run("qmod", "-cj", str(jid))
-    assert (proc.returncode, proc.stdout) == (0, f"root@testhost cleared error state of job {jid}\n")
+    assert (proc.returncode, proc.stdout) == (1, f"root@testhost cleared error state of job {jid}\n")
     wait_state(cell, jid, "hqw")
     proc = cell.run("qmod", "-c", str(jid))
     assert (proc.returncode, proc.stdout) == (1, f"Job {jid} is not in error state\n")

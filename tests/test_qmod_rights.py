@@ -48,15 +48,21 @@ def test_a_plain_user_may_not_change_a_queue(roles):
     assert queue_letters(cell, Q) == ""
 
 
-def test_queue_owners_may_not_clear_or_reschedule_queues(roles):
+def test_queue_owners_clear_and_reschedule_their_queues(roles, workdir):
+    """Grid Engine's master lets a queue's owners make every change of its state and
+    reschedule its jobs (qmod(1): "Requires ownership, or manager/operator privileges")."""
     cell = roles
-    proc = qmod(cell, "gtalice", "-cq", "all.q")
-    assert (proc.returncode, proc.stdout) == (1, f'gtalice - you have no permission to modify queue "{Q}"\n')
+    for user in ("gtalice", "gtcarol"):
+        proc = qmod(cell, user, "-cq", "all.q")
+        assert (proc.returncode, proc.stdout) == (
+            0, f'Queue instance "{Q}" is already in the specified state: no error\n')
+    bobs = jid_of(cell.qsub("-r", "y", "-b", "y", "sleep", "300", user="gtbob", cwd=workdir))
+    wait_state(cell, bobs, "r")
     proc = qmod(cell, "gtalice", "-rq", "all.q")
+    assert (proc.returncode, proc.stdout) == (0, f"Pushed rescheduling of job {bobs} on host testhost\n")
+    proc = qmod(cell, "gtbob", "-rq", "all.q")
     assert proc.returncode == 1
-    assert proc.stdout == f'gtalice - you have no permission to reschedule jobs of queue instance "{Q}"\n'
-    proc = qmod(cell, "gtcarol", "-cq", "all.q")
-    assert (proc.returncode, proc.stdout) == (0, f'Queue instance "{Q}" is already in the specified state: no error\n')
+    assert proc.stdout == f'gtbob - you have no permission to reschedule jobs of queue instance "{Q}"\n'
 
 
 def test_job_owners_operators_and_managers_suspend_jobs(roles, workdir):
@@ -84,13 +90,16 @@ def test_other_users_and_queue_owners_may_not_touch_a_job(roles, workdir):
     assert state_of(cell, bobs) == "r"
 
 
-def test_force_needs_an_operator(roles, workdir):
+def test_force_needs_the_rights_of_the_change(roles, workdir):
+    """Grid Engine's master checks -f against nothing more than the change it forces."""
     cell = roles
     bobs = sleeper(cell, "gtbob", workdir)
+    proc = qmod(cell, "gtalice", "-f", "-sj", str(bobs))
+    assert (proc.returncode, proc.stdout) == (1, f'gtalice - you have no permission to modify job "{bobs}"\n')
     proc = qmod(cell, "gtbob", "-f", "-sj", str(bobs))
-    assert (proc.returncode, proc.stdout) == (1, 'denied: "gtbob" must be operator to force a state change\n')
-    proc = qmod(cell, "gtcarol", "-f", "-sj", str(bobs))
-    assert (proc.returncode, proc.stdout) == (0, f"gtcarol - forced suspension of job {bobs}\n")
+    assert (proc.returncode, proc.stdout) == (0, f"gtbob - forced suspension of job {bobs}\n")
+    proc = qmod(cell, "gtcarol", "-f", "-usj", str(bobs))
+    assert (proc.returncode, proc.stdout) == (0, f"gtcarol@testhost forced unsuspension of job {bobs}\n")
 
 
 def test_the_owner_clears_the_error_state_of_a_job(roles, workdir):
@@ -101,7 +110,8 @@ def test_the_owner_clears_the_error_state_of_a_job(roles, workdir):
     cell.run("qhold", str(jid), user="gtbob", check=True)
     assert qmod(cell, "gtalice", "-cj", str(jid)).returncode == 1
     proc = qmod(cell, "gtbob", "-cj", str(jid))
-    assert (proc.returncode, proc.stdout) == (0, f"gtbob@testhost cleared error state of job {jid}\n")
+    # (Grid Engine's qmod exits 1 even when it cleared it: reference qmod-cj-as-owner)
+    assert (proc.returncode, proc.stdout) == (1, f"gtbob@testhost cleared error state of job {jid}\n")
     wait_state(cell, jid, "hqw")
 
 

@@ -7,9 +7,12 @@ line (``{"word": text, "tasks": ranges or None}``) and ``force``. The
 answer carries Grid Engine's messages, one line each, for stdout.
 
 Rights: managers and operators may do everything; the owners of a queue
-instance (its ``owner_list``) may suspend, unsuspend, disable and enable
-it; the owner of a job may suspend, unsuspend, clear and reschedule it.
-``-f`` needs operator rights. Queue suspension reaches the tasks on the
+instance (its ``owner_list``) may do everything to it (suspend, unsuspend,
+disable, enable, clear its error state, reschedule its jobs); the owner of
+a job may suspend, unsuspend, clear and reschedule it. ``-f`` needs no more
+rights than the change it forces, as in Grid Engine's master. As there, an
+answer that cleared an error state, or lifted an administrator's suspension
+while a suspend threshold still holds the job, makes qmod exit 1. Queue suspension reaches the tasks on the
 next pass (see ``qcontrol``); job suspension is signalled at once. A job
 whose checkpointing environment's ``when`` holds ``x`` is migrated instead
 of being stopped, whether its queue or the job itself is suspended.
@@ -27,8 +30,6 @@ from gridtools.model.job import TaskState
 QUEUE_OPS = {"disable": ("d", True, "disabled"), "enable": ("d", False, "enabled"),
              "suspend": ("s", True, "suspended"), "unsuspend": ("s", False, "unsuspended"),
              "clear": ("E", False, "no error")}
-#: queue operations a queue owner may request
-OWNER_OPS = frozenset({"disable", "enable", "suspend", "unsuspend"})
 
 
 class Ctx:
@@ -56,8 +57,6 @@ class Ctx:
 
 def qmod(state, dispatcher, req, now):
     ctx = Ctx(state, dispatcher, req, now)
-    if ctx.force and not ctx.operator:
-        return 1, f'denied: "{ctx.user}" must be operator to force a state change\n', ""
     scope = req.body.get("scope", "any")
     for item in req.body.get("items") or []:
         _item(ctx, scope, str(item.get("word", "")), item.get("tasks"))
@@ -114,8 +113,6 @@ def _label(job, number):
 def _queue_allowed(ctx, queue, host):
     if ctx.operator:
         return True
-    if ctx.op not in OWNER_OPS:
-        return False
     conf = ctx.state.config
     owners = view.qvalue(conf.objects["queue"][queue], "owner_list", host, view.hostgroups(conf))
     return ctx.user in (owners or ())
@@ -207,8 +204,8 @@ def _unsuspend(ctx, job, task):
     suspension.change(ctx.state, ctx.dispatcher, job, task, "s", False, force=ctx.force)
     ctx.state.log(f"I|{ctx.who} unsuspended {kind} {ident}")
     if "T" in task.suspended:
-        return ctx.say(f"{ctx.who} removed administrator suspension of {kind} {ident} "
-                       "(suspend threshold is still active)")
+        return ctx.refuse(f"{ctx.who} removed administrator suspension of {kind} {ident} "
+                          "(suspend threshold is still active)")
     if ctx.force:
         return ctx.say(f"{ctx.who} forced unsuspension of {kind} {ident}")
     return ctx.say(f"{ctx.user} - unsuspended {kind} {ident}")
@@ -278,7 +275,7 @@ def _clear(ctx, job, tasks):
     cleared = [n for n in numbers if apply.clear_error(ctx.state, job, n)]
     for n in cleared:
         kind, ident = _label(job, n)
-        ctx.say(f"{ctx.who} cleared error state of {kind} {ident}")
+        ctx.refuse(f"{ctx.who} cleared error state of {kind} {ident}")      # (exit 1, as Grid Engine's)
     if cleared:
         ctx.state.touch(job)
         ctx.state.need_schedule = True

@@ -39,10 +39,30 @@ ID, COUNT, STATE, HOLD, PRIO, TIME, QUEUE, SLOTS, TASKS, SUBMITTED, JOB = range(
 (J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK, J_DAG,
  J_DAGMAN, J_IMAGE) = range(13)
 
+
+
+def _running_states():
+    """Every state ``rows.running_state`` gives: d, S, T, h in that order, then s for a
+    suspension by qmod -sj, nothing for one by the queue or a threshold alone, else r
+    (Rr when restarted)."""
+    out = set()
+    for deleting in ("", "d"):
+        for queue in ("", "S"):
+            for threshold in ("", "T"):
+                for hold in ("", "h"):
+                    lead = deleting + queue + threshold + hold
+                    out.add(lead + "s")
+                    if queue or threshold:
+                        out.add(lead)
+                    else:
+                        out.update([lead + "r"] + ([lead + "Rr"] if not deleting else []))
+    return out
+
+
 #: qstat states of a task that holds (or is leaving) a slot (see ``rows.running_state``)
-ACTIVE = ("r", "hr", "Rr", "hRr", "t", "s", "hs", "S", "Sh", "T", "Th", "dr", "dhr", "dt")
+ACTIVE = tuple(sorted(_running_states() | {"t", "dt"}))
 #: those of a suspended task (``qstat -s s``)
-SUSPENDED = ("s", "hs", "S", "Sh", "T", "Th")
+SUSPENDED = tuple(sorted(st for st in ACTIVE if set(st) & set("sST")))
 #: how qstat shows a time
 TIME_FORMAT = "%m/%d/%Y %H:%M:%S"
 

@@ -22,28 +22,21 @@ def ranges(numbers):
     return builder.out
 
 
-def _suspension(task):
-    """The one letter of a running task's suspension ("" when it is not suspended): s by
-    qmod -sj, S by its queue (suspended, subordinated, calendar; P, the machine's policy,
-    is HTCondor's SUSPEND), T by a suspend threshold."""
-    for letter in ("s", "S", "T", "P"):
-        if letter in task.suspended:
-            return "S" if letter == "P" else letter
-    return ""
-
-
 def running_state(task, held=""):
-    """qstat state letters of a running task, in Grid Engine's order (d S T h R r s): a
-    hold is shown with the other letters (hr, hs, Sh, Th), never instead of them."""
-    hold = "h" if held else ""
-    if task.deleting:
-        return "d" + hold + "r"
-    suspended = _suspension(task)
-    if suspended == "s":
-        return hold + "s"
+    """qstat state letters of a running task, in Grid Engine's order (d S T h R r s):
+    a hold is shown with the other letters (hr, hs, Sh, Th), never instead of them;
+    each cause of a suspension has its letter (S by its queue: suspended, subordinated,
+    calendar, or P, the machine's policy, HTCondor's SUSPEND; T by a suspend threshold;
+    s by qmod -sj), so a job suspended by its user in a suspended queue is Ss. A
+    suspended task shows no r."""
+    suspended = task.suspended or ""
+    lead = ("d" if task.deleting else "") + ("S" if "S" in suspended or "P" in suspended else "") + \
+        ("T" if "T" in suspended else "") + ("h" if held else "")
+    if "s" in suspended:
+        return lead + "s"
     if suspended:
-        return suspended + hold
-    return hold + ("Rr" if task.restarted else "r")
+        return lead
+    return lead + ("Rr" if task.restarted and not task.deleting else "r")
 
 
 def pending_state(job, number, task, live, ad_done=None):
