@@ -88,8 +88,8 @@ def test_config_lists_files_in_use(cell, tmp_path):
     path = cell.write(f"LOCAL_CONFIG_FILE = {one},{two}\n")
     result = run(cell, "-config")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == (f"Config source:\n\t{path}\n"
-                             f"Local config sources:\n\t{one}\n\t{two}\n")
+    assert result.stdout == f"\t{path}\n\t{one}\n\t{two}\n"     # (the words go to stderr)
+    assert result.stderr == "Configuration source:\nLocal configuration sources:\n\n"
     assert run(cell, "X").stdout == "2\n"
 
 
@@ -98,7 +98,7 @@ def test_condor_config_variable_overrides_the_cell(cell, tmp_path):
     other = tmp_path / "elsewhere"
     other.write_text("WHO = elsewhere\n")
     result = run(cell, "-config", "WHO", env={"CONDOR_CONFIG": str(other)})
-    assert result.stdout == f"Config source:\n\t{other}\nelsewhere\n"
+    assert result.stdout == f"\t{other}\nelsewhere\n"
     assert run(cell, "WHO").stdout == "cell\n"
 
 
@@ -197,9 +197,10 @@ def test_dump(cell):
     head = f"# Configuration from machine: {os.uname().nodename}\n"
     result = run(cell, "-dump", "bee")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == head + "\n# Parameters with names that match bee:\nBEE = $(A)\nOTHER_BEE = x\n"
+    foot = f"# Contributing configuration file(s):\n#\t{path}\n"
+    assert result.stdout == head + "\n# Parameters with names that match bee:\nBEE = $(A)\nOTHER_BEE = x\n" + foot
     assert run(cell, "-dump", "-expand", "^Bee").stdout == \
-        head + "\n# Parameters with names that match ^Bee:\nBEE = 1\n"
+        head + "\n# Parameters with names that match ^Bee:\nBEE = 1\n" + foot
     verbose = run(cell, "-dump", "-v", "OTHER").stdout
     assert verbose == head + f"\n# Parameters with names that match OTHER:\nOTHER_BEE = x\n # at: {path}, line 3\n" \
         " # expanded: x\n"
@@ -211,7 +212,8 @@ def test_dump(cell):
     everything = run(cell, "-dump").stdout.splitlines()
     assert everything[0] == head.rstrip("\n")
     assert {"A = 1", "BEE = $(A)", "OTHER_BEE = x", "DOLLAR = $", "UPDATE_INTERVAL = 300"} <= set(everything)
-    assert everything[1:] == sorted(everything[1:], key=str.lower)
+    assert everything[-2:] == foot.splitlines()
+    assert everything[1:-2] == sorted(everything[1:-2], key=str.lower)
 
 
 def test_macro_option_expands_text(cell):

@@ -349,7 +349,7 @@ def test_subsystem_defrag_statistics_and_target(pool, tmp_path):
     fits = status(pool, "-target", str(job), "-af", "Name", "TARGET.RequestMemory <= Memory", "TARGET.Owner")
     assert fits.splitlines()[0] == "slot1@hosta false gtalice"     # (2048 MB each)
     job.write_text("RequestMemory = 1000\n")
-    assert set(status(pool, "-target", str(job), "-format", "%s\n", "TARGET.RequestMemory <= Memory")
+    assert set(status(pool, "-target", str(job), "-format", "%v\n", "TARGET.RequestMemory <= Memory")
                .split()) == {"true"}
     unread = pool.run("condor_status", "-target", str(tmp_path / "nosuch"), "-af", "Name")
     assert (unread.returncode, unread.stderr) == (1, f"Cannot open file {tmp_path}/nosuch: errno: 2\n")

@@ -379,7 +379,7 @@ def test_autoformat_qualifiers():
     assert formatting.autoformat(ads_[:1], ["Owner", "ProcId"], "l") == "Owner = alice ProcId = 0\n"
     assert formatting.autoformat(ads_[:1], ["Owner", "Missing"], ",") == "alice, undefined\n"
     assert formatting.autoformat(ads_, ["ProcId"], "j,") == "5.0, 0\n5.1, 1\n"
-    assert formatting.autoformat(ads_[:1], ["Owner", "ProcId"], "n") == "alice\n0\n"
+    assert formatting.autoformat(ads_[:1], ["Owner", "ProcId"], "n") == "alice\n 0\n"     # (the " " prefix stays)
     assert formatting.autoformat(ads_[:1], ["ProcId + 1"], "") == "1\n"
     assert formatting.autoformat(ads_, ["ProcId", "Owner"], "h") == "ProcId Owner\n0      alice\n1      alice\n"
 
@@ -401,7 +401,7 @@ def test_printf_format():
     assert formatting.format_one(ad, "%-8s|", "Owner") == "alice   |"
     assert formatting.format_one(ad, "%V\\n", "Owner") == '"alice"\n'
     assert formatting.format_one(ad, "%.2f", "Rate") == "2.50"
-    assert formatting.format_one(ad, "[%d]", "Missing") == "[]"
+    assert formatting.format_one(ad, "[%d]", "Missing") == ""      # (an invalid column: nothing at all)
     assert formatting.format_one(ad, "%r", "Rate * 2") == "Rate * 2"
 
 

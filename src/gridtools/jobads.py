@@ -393,6 +393,22 @@ def _started(ad, task):
     if task.state.value == "running" and task.granted:
         queue, host = task.granted[0][0], task.granted[0][1]
         ad["RemoteHost"] = f"{queue}@{host}"
+    if task.state.value == "running":
+        pid = _job_pid(ad.eval("ClusterId"), task)
+        if pid:
+            ad["JobPid"] = pid
+
+
+def _job_pid(cluster, task):
+    """JobPid of a running proc: the pid of the job's process, which its shepherd notes
+    in the task's folder once it starts it (HTCondor's starter reports the same); the
+    shepherd's own pid until then (0: none known, or a folder the caller cannot read)."""
+    from gridtools import cell          # (the folder of ``spool.jobs.task_dir``, without loading that module)
+    try:
+        with open(cell.spool("jobs", str(cluster), str(task.number), "job_pid")) as fh:
+            return int(fh.read().strip() or 0)
+    except (OSError, ValueError):
+        return int(task.shepherd_pid or 0)
 
 
 def _ended(ad, task):

@@ -26,7 +26,6 @@ from gridtools.errors import UsageError
 from gridtools.formats.safetext import unicode_only
 
 _QUALIFIERS = set("jlhVr,tng")
-_SPEC = re.compile(r"%(-?\d*)(?:\.(\d+))?([diufeEgGxXoscvV%])")
 
 
 class Formatter:
@@ -48,7 +47,11 @@ class Formatter:
         return bool(self.items)
 
     def render(self, ads, ad_id=None):
-        """The text for ``ads`` (``ad_id(ad)``: the id ``j`` prints)."""
+        """The text for ``ads`` (``ad_id(ad)``: the id ``j`` prints). A lone -af item is
+        printed as condor_q prints it (``formatting.autoformat``: the heading of ``h``
+        over aligned columns); otherwise each item in turn, per ad."""
+        if len(self.items) == 1 and self.items[0][0] == "af":
+            return self._autoformat(ads, ad_id, *self.items[0][1:])
         out = []
         heads = [q for kind, q, _ in self.items if kind == "af" and "h" in q]
         if heads:
@@ -56,6 +59,11 @@ class Formatter:
         for ad in ads:
             out.append(self._one(ad, ad_id))
         return "".join(out)
+
+    def _autoformat(self, ads, ad_id, qualifiers, exprs):
+        from gridtools.cli.condor import formatting
+        return formatting.autoformat(ads, exprs, _with_id(qualifiers, ad_id), _cell(qualifiers, self.target),
+                                     ad_id)
 
     def _headings(self):
         names = [e for kind, q, exprs in self.items if kind == "af" for e in exprs]
@@ -69,6 +77,19 @@ class Formatter:
             else:
                 parts.append(_autoformat(ad, spec, arg, ad_id, self.target))
         return "".join(parts)
+
+
+def _with_id(qualifiers, ad_id):
+    """The qualifiers, without ``j`` when the ads have no id to print."""
+    return qualifiers if ad_id is not None else qualifiers.replace("j", "")
+
+
+def _cell(qualifiers, target):
+    """The text of one -af field of an ad (``r`` raw, ``V`` strings quoted)."""
+    if "r" in qualifiers:
+        return _raw
+    quote = "V" in qualifiers
+    return lambda ad, text: shown(value_of(ad, text, target), quote)
 
 
 def value_of(ad, text, target=None):
@@ -101,62 +122,17 @@ def _raw(ad, text):
 
 
 def _autoformat(ad, qualifiers, exprs, ad_id, target=None):
-    sep = "\t" if "t" in qualifiers else " "
-    fields = []
-    if "j" in qualifiers and ad_id is not None:
-        fields.append(ad_id(ad))
-    for text in exprs:
-        value = _raw(ad, text) if "r" in qualifiers else shown(value_of(ad, text, target), "V" in qualifiers)
-        if "l" in qualifiers:
-            value = f"{text} = {value}"
-        fields.append(value)
-    if "n" in qualifiers:
-        text = "".join(f + "\n" for f in fields)
-    else:
-        text = (("," if "," in qualifiers else "") + sep).join(fields) + "\n"
-    return text + ("\n" if "g" in qualifiers else "")
+    """One -af item of one ad, among other items (their separators as condor_q's)."""
+    from gridtools.cli.condor import formatting
+    return formatting.autoformat([ad], exprs, _with_id(qualifiers, ad_id).replace("h", ""),
+                                 _cell(qualifiers, target), ad_id)
 
 
 def printf(fmt, expr, ad, target=None):
-    """One -format pair for ``ad`` (nothing when the attribute is undefined)."""
-    value = value_of(ad, expr, target)
-    if value is UNDEFINED and _SPEC.search(fmt.replace("%%", "")):
-        return ""
-    out, pos, used = [], 0, False
-    for m in _SPEC.finditer(fmt):
-        out.append(_escapes(fmt[pos:m.start()]))
-        pos = m.end()
-        if m.group(3) == "%":
-            out.append("%")
-            continue
-        out.append("" if used else _convert(m, value))
-        used = True
-    out.append(_escapes(fmt[pos:]))
-    return "".join(out)
-
-
-def _escapes(text):
-    return text.replace("\\n", "\n").replace("\\t", "\t")
-
-
-def _convert(m, value):
-    width, precision, kind = m.group(1), m.group(2), m.group(3)
-    spec = "%" + width + (f".{precision}" if precision is not None else "")
-    try:
-        if kind in "diu":
-            number = int(float(value)) if not isinstance(value, str) else int(float(value))
-            return (spec + "d") % number
-        if kind in "feEgG":
-            return (spec + kind) % float(value)
-        if kind in "xXo":
-            return (spec + kind) % int(value)
-        if kind == "c":
-            return (spec + "c") % int(value)
-        if kind == "V":
-            return (spec + "s") % shown(value, True)
-        return (spec + "s") % shown(value)
-    except (TypeError, ValueError):
-        return (spec + "s") % shown(value)
+    """One -format pair for ``ad``, as condor_q prints it (``formatting.format_one``:
+    nothing at all when the value is not of the kind of the conversion)."""
+    from gridtools.cli.condor import formatting
+    return formatting.format_one(full(ad), fmt, expr, lambda text: value_of(ad, text, target))
 
 
 def long_form(ad):
@@ -166,21 +142,60 @@ def long_form(ad):
     return "\n".join(lines) + "\n\n"
 
 
-def _json_value(expr):
-    """The JSON text of an attribute's expression: a plain value as JSON, anything else
-    (an expression, ``error``, an infinite or NaN real) as ``"\\/Expr(text)\\/"``, the
-    form HTCondor's JSON writer uses and its readers turn back into an expression."""
+def _json_value(expr, depth=1):
+    """The JSON text of an attribute's expression, as HTCondor's ClassAdJsonUnParser
+    writes it: a literal as JSON (a real ``%.16G``, as the long form), a list as an
+    array and a nested ad as an object (one item a line, two spaces deeper for each
+    level: ``depth``), anything else (an operator, a reference, a call, ``error``, an
+    infinite or NaN real) as ``"\\/Expr(text)\\/"``, which its readers turn back into
+    an expression. ``depth`` None: all on one line (-jsonl)."""
+    from gridtools.classad.compound import AdExpr, ListExpr
     from gridtools.classad.nodes import Literal
     if expr.__class__ is Literal:
-        value = expr.value
-        if value is UNDEFINED:
-            return "null"
-        if isinstance(value, str):
-            return json.dumps(unicode_only(value))
-        if isinstance(value, (bool, int)) or (isinstance(value, float) and value == value
-                                              and abs(value) != float("inf")):
-            return json.dumps(value)
-    return '"\\/Expr(' + json.dumps(unicode_only(expr.unparse()))[1:-1] + ')\\/"'
+        return _json_plain(expr.value, depth, expr)
+    if expr.__class__ is ListExpr:
+        return _json_items([_json_value(item, _deeper(depth)) for item in expr.items], "[]", depth)
+    if expr.__class__ is AdExpr:
+        return _json_object([(name, _json_value(e, _deeper(depth))) for name, e in expr.pairs], depth)
+    return _json_expr(expr.unparse())
+
+
+def _json_plain(value, depth, expr=None):
+    """The JSON text of a value (``expr``: the literal it came from, for \\/Expr)."""
+    if value is UNDEFINED:
+        return "null"
+    if isinstance(value, str):
+        return json.dumps(unicode_only(value))
+    if isinstance(value, (bool, int)):
+        return json.dumps(value)
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        return unparse_value(value, True)
+    if isinstance(value, list):
+        return _json_items([_json_plain(v, _deeper(depth)) for v in value], "[]", depth)
+    if isinstance(value, ClassAd):
+        return _json_object([(n, _json_value(value.lookup(n), _deeper(depth))) for n in value], depth)
+    return _json_expr(expr.unparse() if expr is not None else unparse_value(value))
+
+
+def _json_expr(text):
+    return '"\\/Expr(' + json.dumps(unicode_only(text))[1:-1] + ')\\/"'
+
+
+def _json_object(pairs, depth):
+    return _json_items([f"{json.dumps(unicode_only(n))}: {v}" for n, v in pairs], "{}", depth)
+
+
+def _deeper(depth):
+    return None if depth is None else depth + 1
+
+
+def _json_items(items, brackets, depth):
+    """A JSON array or object of ``depth`` (the top ad's attributes are at 1; None:
+    on one line, as HTCondor's one-line writer puts it: ``[1,2]``)."""
+    if depth is None:
+        return brackets[0] + ",".join(items) + brackets[1]
+    inner, outer = "\n" + "  " * (depth + 1), "\n" + "  " * depth
+    return brackets[0] + ",".join(inner + item for item in items) + outer + brackets[1]
 
 
 def json_form(ads):
@@ -194,6 +209,13 @@ def json_form(ads):
                           for name in sorted(ad, key=str.lower))
         parts.append("{\n" + body + "\n}")
     return "[\n" + "\n,\n".join(parts) + "\n]\n"
+
+
+def json_line(ad):
+    """An ad as -jsonl prints it: HTCondor's one-line JSON, ``{"A": 1,"B": [1,2]}``
+    (attributes sorted by name, as -json's)."""
+    ad = full(ad)
+    return _json_object([(n, _json_value(ad.lookup(n), None)) for n in sorted(ad, key=str.lower)], None)
 
 
 #: the XML form's escapes (what HTCondor's XML writer replaces)

@@ -331,13 +331,35 @@ def report(snap, chosen, everyone, source, opts, now):
     preq = _preemption_requirements()
     for proc in chosen:
         ad = source.ad(proc)
+        status = ""
         if opts.better and ad.eval("JobStatus") != Q.IDLE:   # -better-analyze looks at the match anyway
+            status = job_status(ad)
             ad = ad.copy()
             ad["JobStatus"] = Q.IDLE
         values = _slot_values(ad, machines, now) if opts.better and single else ""
         out.append(analysis.analyze(ad, machines, priorities, preq, better=opts.better, now=now,
-                                    values=values))
+                                    values=values) + status)
     return "".join(out)
+
+
+#: what -better-analyze says of a job that is not idle, by JobStatus (HTCondor's
+#: doJobRunAnalysis: running, transferring output and suspended are "running")
+_JOB_STATUS = {2: "Job is running.", 6: "Job is running.", 7: "Job is running.", 5: "Job is held.",
+               3: "Job is removed.", 4: "Job is completed."}
+
+
+def job_status(ad):
+    """The status block -better-analyze adds to the match analysis of a job that is not
+    idle (``NNN.NNN:  Job is held.``, then the hold reason), so that the counts of
+    slots that could run it are not read as its state."""
+    text = _JOB_STATUS.get(ad.eval("JobStatus"))
+    if text is None:
+        return ""
+    reason = ad.eval("HoldReason")
+    if text == "Job is held." and isinstance(reason, str) and reason:
+        text += f"\n\nHold reason: {reason}"
+    cluster, proc = (n if type(n) is int else 0 for n in (ad.eval("ClusterId"), ad.eval("ProcId")))
+    return f"\n{cluster:03d}.{proc:03d}:  {text}\n\n"
 
 
 def _preemption_requirements():

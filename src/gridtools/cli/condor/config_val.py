@@ -1,6 +1,6 @@
 """condor_config_val: print configuration values of the cell.
 
-    condor_config_val [-v] [-raw | -expand] NAME ...
+    condor_config_val [-v] [-raw | -expand | -default] NAME ...
     condor_config_val -config
     condor_config_val -dump [-expand] [-v] [PATTERN ...]
     condor_config_val -summary[:detected]
@@ -42,6 +42,7 @@ Options:
   -verbose, -v   also say where each value was defined (file and line)
   -raw           print values as written, without expanding $(...) references
   -expand        print expanded values (the default, except with -dump)
+  -default       print the default values (not with -verbose)
   -config        list the configuration files in use
   -dump          print every macro whose name matches one of the PATTERNs
                  (regular expressions; all macros when none is given), raw
@@ -79,7 +80,7 @@ use CATEGORY:TEMPLATE prints the statements of a template (with -expand, those
 of the templates its use statements name in their place).
 """
 
-OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "summary", "help", "version",
+OPTIONS = ("verbose", "raw", "expand", "default", "config", "dump", "macro", "summary", "help", "version",
            "master", "schedd", "startd", "collector", "negotiator", "name", "pool", "address",
            "set", "unset", "rset", "runset", "evaluate")
 #: (-ve and -ver are -verbose, read before -version as HTCondor reads them; -e, -c, -m,
@@ -158,6 +159,8 @@ def parse_args(argv, where=None):
         options.add(option)
     if "raw" in options and "expand" in options:
         raise _Usage("-raw and -expand cannot be used together")
+    if "default" in options and "verbose" in options:
+        raise Said("-default cannot be used with -verbose")
     return options, words
 
 
@@ -169,12 +172,22 @@ def where(definition):
     return f" # at: {definition.source}"
 
 
-def show_sources(config, out):
-    out.write("Config source:\n\t%s\n" % (config.global_file or "(none)"))
+def show_sources(config, out, err):
+    """-config, as HTCondor's PrintConfigSources: the words on stderr and only the
+    paths on stdout, so that the output can be piped into something like xargs."""
+    _said(err, "Configuration source:\n")
+    _said(out, f"\t{config.global_file or ''}\n")
     if config.local_files:
-        out.write("Local config sources:\n")
+        _said(err, "Local configuration source%s:\n" % ("s" if len(config.local_files) > 1 else ""))
         for path in config.local_files:
-            out.write(f"\t{path}\n")
+            _said(out, f"\t{path}\n")
+        _said(err, "\n")
+
+
+def _said(stream, text):
+    """Write and flush at once: stdout and stderr interleave as HTCondor's do."""
+    stream.write(text)
+    stream.flush()
 
 
 def show_values(config, names, options, out, err):
@@ -186,7 +199,9 @@ def show_values(config, names, options, out, err):
             show_template(name[1:], out, err, "expand" in options, "verbose" in options)
             continue
         definition = config.definition(name)
-        if definition is None and condor_params.default(name) is not None:
+        if "default" in options:
+            definition = _default(name)
+        elif definition is None and condor_params.default(name) is not None:
             definition = condor_config.Definition(name.upper(), condor_params.default(name),
                                                   condor_params.SOURCE, 0)
         if definition is None:
@@ -195,7 +210,7 @@ def show_values(config, names, options, out, err):
             err.flush()
             status = 1
             continue
-        if "raw" in options:
+        if "raw" in options or "default" in options:
             value = definition.raw
         elif definition.source == condor_params.SOURCE:
             value = condor_config.expand(definition.raw, config.raw, config.environ,
@@ -208,6 +223,14 @@ def show_values(config, names, options, out, err):
         else:
             out.write(f"{value}\n")
     return status
+
+
+def _default(name):
+    """The definition of ``name``'s default (-default), None when it has none."""
+    value = condor_params.default(name)
+    if value is None:
+        return None
+    return condor_config.Definition(name.upper(), value, condor_params.SOURCE, 0)
 
 
 def show_template(spec, out, err, expand=False, verbose=False):
@@ -291,6 +314,9 @@ def show_dump(config, patterns, options, out):
     defined = {d.name.lower(): d for d in config.definitions()}
     dump_matching(patterns, {key: d.name for key, d in defined.items()},
                   lambda key, name: _dump_one(config, defined.get(key), name, options, out), out)
+    if "verbose" not in options:        # (-v names each value's file instead)
+        files = [f for f in [config.global_file, *config.local_files] if f]
+        out.write("# Contributing configuration file(s):\n" + "".join(f"#\t{f}\n" for f in files))
     return 0
 
 
@@ -342,6 +368,9 @@ def show_summary(config, detected, out):
 
 
 def _dump_one(config, definition, name, options, out):
+    if "default" in options:
+        out.write(f"{name} = {condor_params.default(name) or ''}\n")
+        return
     raw = definition.raw if definition is not None else condor_params.default(name)
     expanded = config.get(name) if definition is not None else config.expand(raw or "")
     out.write(f"{name} = {expanded if 'expand' in options else raw}\n")
@@ -372,7 +401,7 @@ def run(argv, out, err):
     for warning in config.warnings:
         err.write(warning + "\n")
     if "config" in options:
-        show_sources(config, out)
+        show_sources(config, out, err)
     if where.keys() & {"daemon", "edit", "name", "address"} or "pool" in where:
         from gridtools.cli.condor import config_remote
         return config_remote.run(options, templates_asked(words, err) if "edit" not in where else words,

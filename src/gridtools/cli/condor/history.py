@@ -425,9 +425,29 @@ def join_private(ads, folder):
                     ad[name] = record.lookup(name)
 
 
+def _compiled(sel):
+    """The -constraint expressions; a bad one is refused as HTCondor's condor_history
+    refuses it, naming the whole query it built (GenericQuery's makeQuery)."""
+    try:
+        return Q.compile_constraints(sel.constraints)
+    except InputError:
+        raise InputError(f"Error:  could not parse constraint {_query_text(sel)}") from None
+
+
+def _query_text(sel):
+    """The query condor_history parses: the constraints ANDed, then the job ids and
+    owners ORed, each term in parentheses."""
+    ors = [f"ClusterId == {c} && ProcId == {p}" for c, p in sorted(sel.ids)]
+    ors += [f"ClusterId == {c}" for c in sorted(sel.clusters)]
+    ors += [f'Owner == "{u}"' for u in sel.users]
+    groups = [(" && ", sel.constraints), (" || ", ors)]
+    return " && ".join("(" + " " + join.join(f"({t})" for t in terms) + " )"
+                       for join, terms in groups if terms)
+
+
 def select(opts, ads):
     sel = opts.selection
-    exprs = Q.compile_constraints(sel.constraints) if sel.constraints else []
+    exprs = _compiled(sel) if sel.constraints else []
     stop = _stop_test(opts)
     chosen = []
     for scanned, ad in enumerate(ads if opts.forwards else reversed(ads)):
@@ -534,11 +554,9 @@ def _default_table(opts, ads):
 
 
 def json_line(ad):
-    """An ad as -jsonl prints it: HTCondor's one-line JSON, ``{"A": 1,"B": "x"}``
-    (the attributes and values of -json's form, without its line breaks)."""
-    from gridtools.cli.condor.formatting import json_ads
-    body = json_ads([ad]).split("\n")[2:-3]       # "[", "{", attribute lines, "}", "]", ""
-    return "{" + ",".join(line[2:].rstrip(",") for line in body) + "}"
+    """An ad as -jsonl prints it: HTCondor's one-line JSON, ``{"A": 1,"B": "x"}``."""
+    from gridtools.cli.condor.adformat import json_line as one_line
+    return one_line(ad)
 
 
 def main(argv, prog="condor_history"):
