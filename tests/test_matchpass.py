@@ -227,3 +227,17 @@ def test_slotless_jobs_start_while_their_universes_rule_allows():
     assert schedkit.starts(decisions) == ["1.1 all.q@h1=0", "1.2 all.q@h1=0"]
     assert schedkit.starts(cycle(replace(snap, config=replace(snap.config, slotless_start=()))))[-1] == \
         "1.5 all.q@h1=0"
+
+
+def test_a_job_is_matched_only_to_slots_its_queue_list_allows():
+    """A Grid Engine job limited to some hosts (-q q@host, -q q@@group) is matched to
+    a slot on one of them: a match elsewhere, which the placement must refuse, would
+    keep it waiting while its hosts have free slots."""
+    group = "group_name @even\nhostlist h2\n"
+    sc = scenario(jobs=[{"id": 1, "qsub": "-q all.q@h3"}, {"id": 2, "qsub": "-q all.q@@even", "tasks": [1, 2, 3]},
+                        {"id": 3, "qsub": "-l h=h3"}],
+                  objects={"hostgroups/@even": group})
+    snap = schedkit.snapshot(sc)
+    decisions = matchpass.match_pass(snap, inputs(snap))
+    assert schedkit.starts(decisions) == ["1.1 all.q@h3=1", "2.1 all.q@h2=1", "2.2 all.q@h2=1", "3.1 all.q@h3=1"]
+    assert decisions.slots[(2, 1)].endswith("@h2") and decisions.slots[(1, 1)].endswith("@h3")

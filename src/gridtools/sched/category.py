@@ -117,3 +117,22 @@ def _ar_instances(snap, ar_id):
         return None
     ar = snap.ars.get(ar_id)
     return frozenset() if ar is None else frozenset(f"{q}@{h}" for q, h, _n in ar.granted)
+
+
+def possible_hosts(p, job):
+    """The hosts with a queue instance, open or not, that the job's request could be served
+    by as the configuration stands (its type, queue lists, access lists, fixed values):
+    where the negotiator may match it (``sched.matchpass``). An instance closed now
+    (disabled, suspended, in error) counts: it may open, and the match says where the
+    job would go."""
+    req = job.request
+    fixed, counted = _split_asks(req.hard, p.table)
+    found = set()
+    for qi in p.snap.queues:
+        if qi.host in found or qsel.unsuitable(req, job.owner, qi, None) is not None:
+            continue
+        if (fixed or counted) and _value_problem(p.offers, fixed, counted, qi) is not None:
+            continue
+        found.add(qi.host)
+    return frozenset(found)
+

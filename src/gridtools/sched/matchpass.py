@@ -12,7 +12,9 @@ a matched job fits:
 2. match  -- every other pending task (at most max_pending_tasks_per_job
    per job) is offered as a job ad to ``negotiator.negotiate``: submitters
    by effective user priority, groups by quota first, a symmetric match of
-   the job's Requirements with each slot's (START), ranked by
+   the job's Requirements with each slot's (START), on the hosts where
+   Grid Engine's placement could put the job (its hard queue list,
+   -l hostname, access lists: ``_Gate``), ranked by
    NEGOTIATOR_PRE_JOB_RANK, the job's Rank, NEGOTIATOR_POST_JOB_RANK, and
    preemption under PREEMPTION_REQUIREMENTS.
 3. place  -- in the order of the matches, each task is placed on the
@@ -48,6 +50,7 @@ Pure: job ads come from the ``job_ad(job id, task)`` function in the inputs.
 from dataclasses import dataclass, field
 
 from gridtools.sched import ar as ar_mod
+from gridtools.sched import category as category_mod
 from gridtools.sched import groups as grp
 from gridtools.sched import local
 from gridtools.sched import negotiator as N
@@ -171,14 +174,37 @@ def _claimed(p, inp, jobs, decisions, reasons):
         decisions.slots[(job_id, task)] = slot
 
 
-class _LimitsGate:
-    """What the negotiator asks of the concurrency limits that need the machine: whether a
-    proc may take a slot, its limits on the slot's host counted with those in use and
-    those of the matches so far (its own count: the starts count again in ``_carry``)."""
+class _Gate:
+    """What the negotiator asks before it matches a proc to a slot: that Grid Engine's
+    placement has a queue instance for the proc on the slot's host as the configuration
+    stands (its hard queue list, -l hostname, access lists:
+    ``category.possible_hosts``), so that a match is never one the placement must
+    always refuse; and, with ``limited``, that the concurrency
+    limits that need the machine allow it: its limits on the slot's host counted with
+    those in use and those of the matches so far (its own count: the starts count again
+    in ``_carry``)."""
 
-    def __init__(self, p, jobs):
-        self.p, self.jobs, self.use = p, jobs, dict(p.limit_use)
+    def __init__(self, p, jobs, limited=False):
+        self.p, self.jobs, self.use, self.limited = p, jobs, dict(p.limit_use), limited
         self.refused = {}               # proc -> (name, capacity) of the last limit that kept it off a slot
+        self.hosts = {}                 # proc -> the hosts it may be placed on
+        self.by_request = {}            # (request, owner) -> the same
+
+    def _hosts(self, proc):
+        found = self.hosts.get(proc)
+        if found is None:
+            job_id, task = _unproc(proc)
+            job = self.jobs.get(job_id)
+            if job is None:
+                found = frozenset()
+            else:
+                job = self.p.task_job(job, task)
+                key = (job.request, job.owner)
+                found = self.by_request.get(key)
+                if found is None:
+                    found = self.by_request[key] = category_mod.possible_hosts(self.p, job)
+            self.hosts[proc] = found
+        return found
 
     def _limits(self, proc, slot):
         job = self.jobs.get(_unproc(proc)[0])
@@ -187,6 +213,10 @@ class _LimitsGate:
         return self.p.limits_on(job, slot.rpartition("@")[2])
 
     def allows(self, proc, slot):
+        if slot.rpartition("@")[2] not in self._hosts(proc):
+            return False
+        if not self.limited:
+            return True
         caps = self.p.capacities
         for name, amount in self._limits(proc, slot):
             if caps.get(name) is not None and self.use.get(name, 0.0) + amount > caps[name] + 1e-9:
@@ -195,6 +225,8 @@ class _LimitsGate:
         return True
 
     def take(self, proc, slot):
+        if not self.limited:
+            return
         for name, amount in self._limits(proc, slot):
             self.use[name] = self.use.get(name, 0.0) + amount
 
@@ -244,14 +276,14 @@ def match_pass(snap, inp):
     jobs = {job.id: job for job in snap.jobs}
     _claimed(p, inp, jobs, decisions, reasons)
     idle = _filter(p, snap, inp, decisions, reasons)
-    gate = _LimitsGate(p, jobs) if p.capacities and any(j.machine_limits for j in jobs.values()) else None
+    gate = _Gate(p, jobs, bool(p.capacities) and any(j.machine_limits for j in jobs.values()))
     submitters = N.submitters_from(idle)
     budget = Budget.of(snap.config, inp.put_off, inp.spent)
     outcome = N.negotiate(submitters, inp.slots, inp.priorities, inp.config, snap.now, gate, budget)
     if outcome.put_off:
         _put_off(outcome.put_off, submitters, budget, reasons)
         decisions.put_off = tuple(outcome.put_off)
-    if gate is not None:                    # (no match: a limit kept it off a machine, as HTCondor says)
+    if gate.limited:                        # (no match: a limit kept it off a machine, as HTCondor says)
         for proc in [proc for proc in outcome.rejected if proc in gate.refused]:
             del outcome.rejected[proc]
             reasons.setdefault(_unproc(proc)[0], []).append(Reason(Why.CONCURRENCY, gate.refused[proc]))
