@@ -212,6 +212,10 @@ class _Gate:
             return ()
         return self.p.limits_on(job, slot.rpartition("@")[2])
 
+    def kind(self, proc):
+        """What tells procs apart for the gate: the hosts they may be placed on."""
+        return self._hosts(proc)
+
     def allows(self, proc, slot):
         if slot.rpartition("@")[2] not in self._hosts(proc):
             return False

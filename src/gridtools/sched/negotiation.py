@@ -169,6 +169,8 @@ class Cycle:
             for job in sub.jobs:
                 names = self.sig.job_names(job.ad)
                 key = acl.job_key(job.ad, names)
+                if self.gate is not None:       # (jobs the gate tells apart never share a match)
+                    key = (key, self.gate.kind(job.id))
                 ac = by_key.get(key)
                 if ac is None:              # (charged, but no match yet: see sched.evalbudget)
                     since = mark()

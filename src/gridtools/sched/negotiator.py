@@ -193,7 +193,8 @@ def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0, l
     matched, preempting) simply match nothing. ``limits``, when given, keeps
     jobs off slots where their concurrency limits would go over, as
     HTCondor's negotiator checks each candidate: ``limits.allows(job id, slot
-    name)``, and ``limits.take(job id, slot name)`` for each match. ``budget``, when
+    name)``, and ``limits.take(job id, slot name)`` for each match; jobs for
+    which ``limits.kind(job id)`` differs are never in one autocluster. ``budget``, when
     given (a ``sched.evalbudget.Budget``), bounds the evaluation steps the matching of
     each owner's jobs takes (``IdleJob.owner``, whatever submitters they count for):
     once one owner's took them, its other idle jobs are left out of the cycle
