@@ -17,7 +17,7 @@ from gridtools.cli.condor.dagrecover import NodesLog
 from gridtools.cli.condor.dagscripts import CUT_SHORT, POLL, NodeScripts
 from gridtools.cli.condor.dagservice import ServiceNodes
 from gridtools.errors import GridError
-from gridtools.formats.condor.dag import NodeKind
+from gridtools.formats.condor.dag import NodeKind, ScriptWhen
 
 #: the exit status of a DAG with failed nodes (or halted, or whose FINAL node failed)
 EXIT_FAILED = 1
@@ -33,6 +33,12 @@ RETURN_NO_JOB = -1004
 RETURN_SUBMIT_FAILED = -1001
 #: the DAG's status once a warning was fatal (HTCondor's DAG_STATUS_ERROR)
 STATUS_ERROR = 1
+#: the return value of a node that has none yet (HTCondor's Node's first retval)
+NO_RETURN_VALUE = -1
+#: what DAGMan writes before the failed nodes it lists as a failed DAG shuts down; after
+#: the FINAL node failed, its other words
+FAILED_NODES = "ERROR: the following Node(s) failed:"
+FAILED_AFTER_FINAL = "ERROR: the following job(s) failed:"
 
 
 #: the reason DAGMan removes its node jobs with (condor_rm -reason: RemoveReason, with the
@@ -45,13 +51,43 @@ HOLDS_REASON = "DAG Limit: Max number of held jobs was reached."
 
 def _job_error(cluster, codes):
     """Why a node's jobs failed, as the node status file words it: the first proc that
-    exited with a status other than 0, or that left the queue without one."""
+    exited with a status other than 0, was killed by a signal, or left the queue without
+    one."""
     for proc, code in enumerate(codes):
         if code is None:
             return f"HTCondor reported ULOG_JOB_ABORTED event for job proc ({cluster}.{proc}.0)"
         if code != 0:
-            return f"Job proc ({cluster}.{proc}.0) failed with status {code}"
+            return f"Job proc ({cluster}.{proc}.0) {_how_failed(code)}"
     return ""
+
+
+def _how_failed(code):
+    """``failed with status N``, or ``failed with signal N`` for a proc a signal killed."""
+    from gridtools.cli.condor.dagwatch import Signal
+    if isinstance(code, Signal):
+        return f"failed with signal {code.number}"
+    return f"failed with status {code}"
+
+
+def _node_dump(dag, name, failed):
+    """The lines HTCondor's DAGMan writes of a node in DAGFILE.dagman.out (Node::Dump):
+    ``failed`` gives its return value, why it failed, its job's id ((cluster, procs) or
+    None) and whether it waits for a parent."""
+    retval, error, job, waiting = failed
+    node = dag.nodes[name]
+    lines = ["---------------------- Node ----------------------", f"      Node Name: {name}",
+             f"           Noop: {str(node.noop).lower()}", f"         NodeID: {list(dag.nodes).index(name)}",
+             "    Node Status: STATUS_ERROR    ", f"Node return val: {retval}", f"          Error: {error}",
+             f"Job Submit File: {node.submit_file}"]
+    lines += [f"{when.value:>8} Script: {node.scripts[when].command}" for when in ScriptWhen
+              if when in node.scripts]
+    if node.retry > 0:
+        lines.append(f"          Retry: {node.retry}")
+    lines.append(f" HTCondor Job ID: ({job[0]}.0.0)" if job else " HTCondor Job ID: [not yet submitted]")
+    parents, children = dag.parents(name), dag.children(name)
+    lines.append(f"PARENTS: {' '.join(n for n in dag.nodes if n in parents)} WAITING: {int(waiting)} "
+                 f"CHILDREN: {' '.join(n for n in dag.nodes if n in children)}")
+    return lines
 
 
 def _parent_dag():
@@ -122,6 +158,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         from gridtools.cli.condor.dagfiles import NodeStatusFile
         self.status_file = NodeStatusFile(dag.status_file, self.workdir, log, self.warn)
         self.errors = {}                    # node -> why it failed (the node status file's details)
+        self.return_values = {}             # node -> its return value when it last failed
         from gridtools.cli.condor.dagfiles import DotWriter
         self.dot = DotWriter(dag.dot, self.workdir, log)
         self.counts_shown = None            # the node counts when the progress last changed
@@ -178,7 +215,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                 if self._stops() != (False, False):     # before it is served)
                     break
                 if name == self._final_name() and self.failed - {name}:
-                    self._shutdown_lines(self.write_rescue)     # (the DAG failed: before FINAL)
+                    self._shutdown_lines(self.write_rescue, FAILED_NODES)   # (the DAG failed: before FINAL)
                 self._start(name)
             while self.parked and not self.check_halt() and not self._held_back() \
                     and self._stops() == (False, False) and time.time() >= self.next_submit_at:
@@ -202,7 +239,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                 and ready_nodes(self.dag, self.done, self.failed, self.running):
             self.halt_exit = True
             self.log("Exiting because DAG is halted and no jobs or scripts are running")
-            self._shutdown_lines(self.write_rescue)
+            self._shutdown_lines(self.write_rescue, FAILED_NODES)
             self._run_final()
         if not self.stopping:
             self.follow_services(scripts=False)
@@ -442,7 +479,6 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self.done.add(name)
             return
         if pre is not None and pre != 0:
-            from gridtools.formats.condor.dag import ScriptWhen
             if self.opts.get("always_run_post") and ScriptWhen.POST in node.scripts:
                 self.log(f"PRE Script of node {name} failed: running its POST script (-AlwaysRunPost)")
                 self._ended(name, RETURN_NO_JOB, job=False)
@@ -519,7 +555,6 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         self.log(f"Shortcutting node {name} retries because of submit failure(s)")
         self.errors[name] = "Job submit failed"
         self.no_retry.add(name)
-        from gridtools.formats.condor.dag import ScriptWhen
         if ScriptWhen.POST in self.dag.nodes[name].scripts:
             self._ended(name, RETURN_SUBMIT_FAILED, job=False)
         else:
@@ -614,6 +649,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
 
     # ------------------------------------------------------------ following jobs
     def _follow(self, now):
+        from gridtools.cli.condor.dagwatch import SIGNALED_EXIT_CODE, Signal
         self.watcher.refresh(now)
         self._relay_events()
         self.follow_services()
@@ -632,13 +668,15 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                 break
             del self.running[name]
             self.jobs_completed += sum(1 for c in codes if c is not None)
-            self.exit_codes[name] = list(codes)
+            self.exit_codes[name] = [SIGNALED_EXIT_CODE if isinstance(c, Signal) else c for c in codes]
             bad = [c for c in codes if c != 0]
-            status = RETURN_NO_JOB if bad and any(c is None for c in bad) else (bad[0] if bad else 0)
+            # (a proc killed by a signal: the node's return value is minus the signal, which
+            # $RETURN, RETRY UNLESS-EXIT and ABORT-DAG-ON see, as in HTCondor's DAGMan)
+            status = RETURN_NO_JOB if bad and any(c is None for c in bad) else (int(bad[0]) if bad else 0)
             for proc, code in enumerate(codes):
                 if code is not None:
                     self.log(f"Node {name} job proc ({cluster}.{proc}.0) " + (
-                        "completed successfully." if code == 0 else f"failed with status {code}."))
+                        "completed successfully." if code == 0 else f"{_how_failed(code)}."))
             self.log(f"Node {name} job(s) (cluster {cluster}) ended with status {status}")
             self.jobstate.node(name, "JOB_SUCCESS" if status == 0 else "JOB_FAILURE", str(status))
             if bad:
@@ -719,6 +757,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
     def _node_failed(self, name, status, job=True):
         from gridtools.formats.condor.dagstate import abort_status, should_retry
         node = self.dag.nodes[name]
+        self.return_values[name] = status
         aborted = abort_status(node, status)
         if aborted is not None:
             self.log(f"Aborting DAG because node {name} exited with status {status} (ABORT-DAG-ON)")
@@ -730,7 +769,6 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                      f"({self.attempts[name]} of {node.retry} retries)")
             self.log(f"Retrying node {name} (retry #{self.attempts[name]} of {node.retry})...")
             return                          # ready again: started by the next round
-        from gridtools.formats.condor.dag import ScriptWhen
         if job and self.opts.get("hold_failed_jobs") and ScriptWhen.POST not in node.scripts:
             # DAGMAN_PUT_FAILED_JOBS_ON_HOLD: one retry more, its job submitted on hold
             node.retry = self.attempts[name]
@@ -762,19 +800,34 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         if final not in self.done and final not in self.running:
             self.failed.add(final)
 
-    def _shutdown_lines(self, between=None):
+    def _shutdown_lines(self, between=None, failed=""):
         """What HTCondor's DAGMan writes, once, as a DAG that does not succeed shuts down
         (removed, aborted, halted, failed): it then asks condor_rm for every job of the
         DAG, whether or not it knows of one left (``_remove_running``); ``between``: what
-        is done after the first line (the rescue DAG written)."""
+        is done after the first line (the rescue DAG written); ``failed``: the line before
+        the failed nodes listed first (a DAG that ends as nodes failed, or halted)."""
         if self.shut_down:
             return
         self.shut_down = True
+        if failed:
+            self._list_failed(failed)
         self.log("Aborting DAG...")
         if between is not None:
             between()
         self.log("Removing submitted jobs...")
         self.log("Removing any/all submitted HTCondor jobs...")
+
+    def _list_failed(self, heading):
+        """``heading``, then each failed node as HTCondor's DAGMan dumps it, in the DAG's order."""
+        self.log(heading)
+        for name in self.dag.nodes:
+            if name in self.failed:
+                waiting = bool(self.dag.parents(name) - self.done)
+                failed = (self.return_values.get(name, NO_RETURN_VALUE), self.errors.get(name, ""),
+                          self.jobs.get(name), waiting)
+                for line in _node_dump(self.dag, name, failed):
+                    self.log(line)
+        self.log("---------------------------------------\t<END>")
 
     def _remove_running(self):
         from gridtools.cli.ask import outcomes
@@ -802,14 +855,17 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         final = self._final_name()
         if self.failed or self.removing or self.abort_code is not None or self.halt_exit \
                 or self.fatal_warnings:
+            # (a DAG whose nodes failed lists them first, in other words once its FINAL
+            # node failed)
+            listing = FAILED_AFTER_FINAL if final in self.failed else FAILED_NODES
             if not self.shut_down:      # (HTCondor writes the rescue DAG between the lines)
-                self._shutdown_lines(self.write_rescue)
+                self._shutdown_lines(self.write_rescue, listing if self.failed else "")
             elif final in self.failed:
                 # a FINAL node that failed: HTCondor's DAGMan shuts down once more, writing
                 # the rescue DAG over with how the DAG stands now (a FINAL node that
                 # succeeded leaves the one written before it ran)
                 self.shut_down = False
-                self._shutdown_lines(self.write_rescue)
+                self._shutdown_lines(self.write_rescue, listing)
         if final is not None and final in self.done:
             self.log(f"FINAL node {final} succeeded: the DAG succeeds")
             return 0

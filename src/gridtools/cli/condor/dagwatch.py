@@ -7,7 +7,8 @@ says when the job has no task left waiting or running, and the accounting
 file (readable by everybody) gives each task's exit status. The events new at
 each look are kept (``fresh``) for the job state log. A job that left
 the queue without an accounting record (removed before it ran) ended
-without a status (``REMOVED``). A cluster materialized late (its ClusterSubmit
+without a status (``REMOVED``). A proc the node log says was killed by a
+signal ended with a ``Signal``. A cluster materialized late (its ClusterSubmit
 event, 035, is in the node log, or the runner says so: ``factories``) ends, as
 HTCondor's DAGMan reads it, with its ClusterRemove event (036), whose count of
 the procs made is the count of its procs; until then, even with no proc of it
@@ -23,6 +24,18 @@ from gridtools.spool import status as spool_status
 REMOVED = None
 #: seconds a finished job's accounting records may lag behind its state
 RECORD_GRACE = 5.0
+#: the exit code of a proc killed by a signal in $EXIT_CODES and the like (the ReturnValue
+#: HTCondor's terminated event is read with then)
+SIGNALED_EXIT_CODE = -1
+
+
+class Signal(int):
+    """The end of a proc killed by a signal: as a number, the return value its node
+    gets, minus the signal's number (-15 for SIGTERM), as HTCondor's DAGMan sets it."""
+
+    @property
+    def number(self):
+        return -int(self)
 
 
 class Watcher:
@@ -93,8 +106,7 @@ class Watcher:
         for event in events:
             key = (event.cluster, event.proc)
             if event.type is userlog.EventType.JOB_TERMINATED:
-                value = event.info.get("ReturnValue")
-                self.log_events[key] = ("terminated", value if isinstance(value, int) else 1)
+                self.log_events[key] = ("terminated", _return_value(event.info))
             elif event.type is userlog.EventType.JOB_ABORTED:
                 self.log_events[key] = ("aborted", None)
             elif event.type is userlog.EventType.CLUSTER_SUBMIT:
@@ -121,7 +133,7 @@ class Watcher:
 
     def outcome(self, cluster, procs):
         """None while the job has live tasks; else a list with each proc's exit status
-        (REMOVED for a proc that ended without one)."""
+        (REMOVED for a proc that ended without one, a ``Signal`` for one killed by one)."""
         if cluster in self.factories and cluster not in self.made:
             if self.rows.get(cluster):
                 self.finished_at.pop(cluster, None)
@@ -149,6 +161,16 @@ def _size(path):
         return os.path.getsize(path)
     except OSError:
         return 0
+
+
+def _return_value(info):
+    """How a terminated event (005) says its proc ended: its exit status, or the
+    ``Signal`` that killed it (1 when it says neither)."""
+    signal = info.get("TerminatedBySignal")
+    if info.get("TerminatedNormally") is False and isinstance(signal, int):
+        return Signal(-signal)
+    value = info.get("ReturnValue")
+    return value if isinstance(value, int) else 1
 
 
 def _row_procs(row):

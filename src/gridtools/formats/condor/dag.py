@@ -40,7 +40,12 @@ other nodes wait for its job to say the resources are provisioned
 
 Every file a DAG names (INCLUDE, SPLICE, submit files) is taken relative
 to the folder of the DAG file given to condor_submit_dag, also in included
-files, as DAGMan takes them relative to its working directory.
+files, as DAGMan takes them relative to its working directory. A spliced
+file is read in its splice's DIR, as DAGMan changes to that folder to read
+it: the files it names are taken there, and the DIRs of splices nested in
+it, and of its nodes, add up (``SPLICE S a.dag DIR sub`` whose a.dag has
+``SPLICE N b.dag DIR deeper``: b.dag is sub/deeper/b.dag and its nodes'
+jobs are submitted from sub/deeper). An absolute DIR is taken as it is.
 
 The file is read in two passes: the first takes the nodes, submit
 descriptions (dagdesc) and splices, the second the statements that name them
@@ -209,9 +214,11 @@ def _error(dag, line, message):
 
 # -------------------------------------------------------------------- parsing
 
-def parse_dag(text, source="dag file", read=None, into=None, scope="root", splicing=()):
+def parse_dag(text, source="dag file", read=None, into=None, scope="root", splicing=(), folder=""):
     """A validated Dag from DAG file text. ``read(path)`` returns the text
-    of a spliced or included file (SPLICE and INCLUDE are refused without it).
+    of a spliced or included file (SPLICE and INCLUDE are refused without it);
+    ``folder``: the folder the file is read in, relative to the DAG's (a splice's
+    DIR, those of the splices it is in before it; "" for the DAG's own).
     With ``into`` (the Dag of the DAG files before this one on a condor_submit_dag
     command line) the file's nodes join it: their names must be new, and its
     statements may name the nodes of the earlier files, as HTCondor's DAGMan reads
@@ -219,7 +226,7 @@ def parse_dag(text, source="dag file", read=None, into=None, scope="root", splic
     for the DAG itself), as its warnings name it; ``splicing``: the files of the splices
     it is read inside (a file that splices itself, at any depth, is refused)."""
     dag = into if into is not None else Dag(source=source)
-    lines = _lines(dag, text, source, read, [os.path.normpath(os.path.basename(source))])
+    lines = _lines(dag, text, source, read, [os.path.normpath(os.path.basename(source))], folder)
     splices, lifted = [], {}
     for where, number, line, body in lines:  # first pass: the statements that make nodes
         dag.at = where
@@ -234,7 +241,8 @@ def parse_dag(text, source="dag file", read=None, into=None, scope="root", splic
                 raise _error(dag, number, "SUBDAG must be followed by EXTERNAL")
             _add_node(dag, number, words[1:], NodeKind.SUBDAG)
         elif keyword == "SPLICE":
-            splices.append(_splice(dag, number, words, read, lifted, splicing or (os.path.normpath(source),)))
+            splices.append(_splice(dag, number, words, read, lifted,
+                                   splicing or (os.path.normpath(source),), folder))
     _lift_descriptions(dag, lifted)
     for where, number, line, _body in lines:  # second pass: everything else
         dag.at = where
@@ -249,10 +257,11 @@ def parse_dag(text, source="dag file", read=None, into=None, scope="root", splic
 MAX_INCLUDE_DEPTH = 64
 
 
-def _lines(dag, text, source, read, stack):
+def _lines(dag, text, source, read, stack, folder=""):
     """(file, line number, statement, description) of every statement of ``text``, the
     statements of INCLUDEd files in place of their INCLUDE line (``stack``: the files
-    being read, the outermost first, to refuse an include cycle). ``description`` is the
+    being read, the outermost first, to refuse an include cycle; ``folder``: the one
+    they are read in, see ``parse_dag``). ``description`` is the
     text of a description written in the file (else None); its statement then ends
     with ``{`` and the words after its closing token."""
     out = []
@@ -280,18 +289,18 @@ def _lines(dag, text, source, read, stack):
         path = words[1]
         if read is None:
             raise _error(dag, number, "INCLUDE needs the included file, which was not given")
-        key = os.path.normpath(path)
+        key = os.path.normpath(_within(folder, path))
         if key in stack:
             raise _error(dag, number, f"INCLUDE of {path} makes a cycle of includes ("
                          f"{' -> '.join(stack + [key])})")
         if len(stack) > MAX_INCLUDE_DEPTH:
             raise _error(dag, number, f"INCLUDE files nested more than {MAX_INCLUDE_DEPTH} deep")
         try:
-            inner = read(path)
+            inner = read(_within(folder, path))
         except OSError as exc:
             raise _error(dag, number, f"Could not open INCLUDE file {path}: "
                          f"{exc.strerror or exc}") from None
-        out += _lines(dag, inner, path, read, stack + [key])
+        out += _lines(dag, inner, path, read, stack + [key], folder)
     dag.at = ""
     return out
 
@@ -465,8 +474,18 @@ def _handlers():
 MOST_SPLICE_DEPTH = 64
 
 
-def _splice(dag, number, words, read, lifted, splicing):
-    """Add a spliced file's nodes; return (name, initial nodes, final nodes). Its
+def _within(folder, path):
+    """``path`` taken in ``folder`` (a DIR; "" for the DAG's folder): an absolute path,
+    or any path in "", stays as it is, as HTCondor's DAGMan prefixes a node's DIR."""
+    if not folder or os.path.isabs(path):
+        return path
+    return os.path.join(folder, path) if path else folder
+
+
+def _splice(dag, number, words, read, lifted, splicing, folder=""):
+    """Add a spliced file's nodes; return (name, initial nodes, final nodes). The file
+    is read in the splice's DIR (within ``folder``, the one of the file that splices
+    it), where its nodes' jobs are submitted from. Its
     SUBMIT-DESCRIPTIONs go in ``lifted`` (name -> (text, splice)), the first of a name
     kept; its warnings join the DAG's; its categories become the splice's (``S+cat``;
     not a global one, ``+cat``), their MAXJOBS merged once the DAG is read."""
@@ -477,13 +496,14 @@ def _splice(dag, number, words, read, lifted, splicing):
     if read is None:
         raise _error(dag, number, "SPLICE needs the spliced file, which was not given")
     directory = words[4] if len(words) == 5 else ""
-    key = os.path.normpath(f"{directory}/{path}" if directory else path)
+    here = _within(folder, directory)
+    key = os.path.normpath(_within(here, path))
     if key in splicing:
         raise _error(dag, number, f"Splice {name}: recursive splice ({' -> '.join(splicing + (key,))})")
     if len(splicing) > MOST_SPLICE_DEPTH:
         raise _error(dag, number, f"Splice {name}: splices nested more than {MOST_SPLICE_DEPTH} deep")
-    inner = parse_dag(read(f"{directory}/{path}" if directory else path), source=path, read=read,
-                      scope=f"{name}{SPLICE_SEPARATOR}", splicing=splicing + (key,))
+    inner = parse_dag(read(_within(here, path)), source=path, read=read,
+                      scope=f"{name}{SPLICE_SEPARATOR}", splicing=splicing + (key,), folder=here)
     dag.notes += inner.notes
     rename = {old: f"{name}{SPLICE_SEPARATOR}{old}" for old in inner.nodes}
     for old, node in inner.nodes.items():
@@ -493,14 +513,14 @@ def _splice(dag, number, words, read, lifted, splicing):
                 n.kind is NodeKind.PROVISIONER for n in dag.nodes.values()):
             raise _error(dag, number, "only one PROVISIONER node is allowed")
         node.name = rename[old]
-        node.directory = "/".join(p for p in (directory, node.directory) if p)
+        node.directory = _within(directory, node.directory)
         node.category = _scoped(name, node.category)
         if rename[old] in dag.nodes:
             raise _error(dag, number, f"node name {rename[old]} already exists")
         dag.nodes[rename[old]] = node
     for old, node in inner.services.items():
         node.name = f"{name}{SPLICE_SEPARATOR}{old}"
-        node.directory = "/".join(p for p in (directory, node.directory) if p)
+        node.directory = _within(directory, node.directory)
         if node.name in dag.nodes or node.name in dag.services:
             raise _error(dag, number, f"node name {node.name} already exists")
         dag.services[node.name] = node
