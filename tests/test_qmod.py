@@ -272,6 +272,9 @@ def test_clear_queue_error_state(cell, workdir):
     wait_for(lambda: queue_letters(cell, Q) == "E")
     explained = cell.run("qstat", "-f", "-explain", "E").stdout
     assert f"\tqueue {Q} marked QERROR as result of job {jid}'s failure at host testhost\n" in explained
+    as_xml = cell.run("qstat", "-f", "-explain", "E", "-xml").stdout
+    assert (f"<message>queue {Q} marked QERROR as result of job {jid}'s failure at host testhost</message>"
+            in as_xml)
     wait_state(cell, jid, "Rq")
     set_attr(cell, "all.q", "prolog", "NONE")
     proc = cell.run("qmod", "-c", "all.q")

@@ -122,6 +122,10 @@ def _write_queue(w, qrow, entries, snap, opts, live):
     if "A" in opts.explain and "A" in states:
         for line in qstat_queues.alarm_reasons(qrow, snap, "suspend"):
             w.leaf("suspend-alarm-reason", line)
+    for letter in "cE":                 # (the queue's messages, as Grid Engine's <message>)
+        if letter in opts.explain and letter in states:
+            for line in (qrow.get("messages") or {}).get(letter, []):
+                w.leaf("message", line)
     if opts.full_resources is not None:
         for dom, name, value in qstat_queues.resources(qrow, snap, opts.full_resources):
             w.leaf("resource", value, (("name", name), ("type", dom)))
