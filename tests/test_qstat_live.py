@@ -321,6 +321,27 @@ def test_a_job_held_after_a_pass_ordered_it_keeps_its_priority(cell, workdir):
     assert next(line for line in lines if line.split()[0] == str(at_once)).split()[1:5] == ["0.00000"] * 4
 
 
+def test_a_restarted_daemon_shows_the_numbers_jobs_had(cell, workdir):
+    """A job held since a pass ordered it keeps its numbers across a daemon restart (its
+    passes give it no new ones), and a running job shows numbers too, not 0.00000."""
+    cell.run("qconf", "-mattr", "queue", "slots", "1", "all.q", check=True)
+    running = submit(cell, "-b", "y", "sleep", "300", cwd=workdir)
+    held = submit(cell, "-b", "y", "true", cwd=workdir)
+
+    def prior():
+        return {int(line.split()[0]): line.split()[1] for line in qstat(cell, "-pri").splitlines()[2:]}
+    wait_for(lambda: states(cell).get(running) == "r" and prior().get(held, "0.00000") != "0.00000")
+    cell.run("qhold", str(held), check=True)
+    before = prior()
+    assert before[running] != "0.00000"
+    cell.stop_daemon()
+    cell.start_daemon()
+    later = submit(cell, "-b", "y", "true", cwd=workdir)    # (shown once the new daemon published)
+    wait_for(lambda: prior().get(later, "0.00000") != "0.00000")
+    after = prior()
+    assert after[held] == before[held] and after[running] != "0.00000"
+
+
 def test_qstat_j_shows_the_term_grid_engines_qsub_records(cell, workdir):
     # (qstat-j-pending.txt: env_list TERM=NONE; the job gets TERM empty)
     plain = submit(cell, "-h", "-b", "y", "true", cwd=workdir)

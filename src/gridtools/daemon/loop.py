@@ -172,6 +172,7 @@ class Daemon:
         self.state.usage.configure(view.config_parts(self.state)["policy_config"], time.time())
         qcontrol.restore(self.state)
         self.state.condor.recover(self.state)
+        publish.recover_orders(self.state)
         running = self.state.running_tasks()
         if running:
             self.state.accounted = reap.recent_records({job.id for job, _ in running})

@@ -37,6 +37,30 @@ def order_numbers(order):
             "urg": list(order.urgency), "tickets": list(order.tickets) + [order.share]}
 
 
+def recover_orders(state):
+    """The order numbers of the jobs still in the spool as the last published snapshot
+    showed them: a restarted daemon shows them (a running or held job's are those it was
+    last given, which a pass gives it no new ones of) until its passes give new ones,
+    as Grid Engine's qmaster keeps them across its restart."""
+    from gridtools.sched.snapshot import JobOrder
+    found = spool_status.read_sections("head", "jobs")
+    jobs = (found or {}).get("jobs")
+    if type(jobs) is not dict:
+        return
+    for job_id, entry in jobs.items():
+        if job_id not in state.jobs:
+            continue
+        try:
+            n = spool_status.job_facts(entry).get("order")
+            if n:
+                state.orders[job_id] = JobOrder(
+                    prio=float(n["prio"]), npprior=float(n["npprior"]), urgency=tuple(map(float, n["urg"])),
+                    nurg=float(n["nurg"]), tickets=tuple(map(float, n["tickets"][:4])),
+                    ntckts=float(n["ntckts"]), share=float(n["tickets"][4]))
+        except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+            continue                    # (a snapshot of another version: no numbers)
+
+
 def share_tree_rows(nodes, ledger=None):
     """Share tree report rows as plain data (sge_share_mon); a user's row carries when
     the user's usage was last brought up to date (``usage_time``, 0 on other rows)."""
