@@ -35,7 +35,7 @@ class HostFacts:
     cpus: int = 1
     memory: int = 0               # MB
     disk: int = 0                 # free KB where jobs run
-    load_avg: float = 0.0         # the host's load average
+    load_avg: float = 0.0         # the host's 1-minute load average (HTCondor's LoadAvg, TotalLoadAvg)
     condor_load_avg: float = 0.0  # the part of it from jobs of this cell
     keyboard_idle: int = 0        # seconds since the last keyboard or mouse use
     console_idle: int | None = None
@@ -45,16 +45,27 @@ class HostFacts:
     filesystem_domain: str = ""
     gpus: int = 0                 # its GPUs (the ``gpu`` consumable of its complex_values)
     resources: tuple = ()         # ((name, amount), ...): its other countable consumables
+    job_loads: tuple = ()         # ((job "cluster.proc", its measured load), ...); none: not measured
 
     @classmethod
     def from_load(cls, name, load, disk=0, keyboard_idle=0, condor_load_avg=0.0, gpus=0):
-        """Facts from Grid Engine load values (``exec.load.sample()``'s names)."""
+        """Facts from Grid Engine load values (``exec.load.sample()``'s names): the load
+        average is the 1-minute one (``load_short``; ``load_avg``, Grid Engine's 5-minute
+        one, where a host reports no other), as HTCondor's startd reads it."""
         from gridtools.formats.values import parse_memory
         total = load.get("mem_total")
         memory = int(parse_memory(str(total)) // (1024 * 1024)) if total is not None else 0
         return cls(name, cpus=int(load.get("num_proc") or 1), memory=memory, disk=int(disk),
-                   load_avg=float(load.get("load_avg") or 0.0), condor_load_avg=condor_load_avg,
+                   load_avg=short_load(load), condor_load_avg=condor_load_avg,
                    keyboard_idle=int(keyboard_idle), gpus=gpus)
+
+
+def short_load(load):
+    """The 1-minute load average of a host's load values (``load_short``, else
+    ``load_avg``): what HTCondor's startd publishes as LoadAvg (its sysapi reads the
+    first figure of /proc/loadavg), where Grid Engine's ``load_avg`` is the 5-minute one."""
+    value = load.get("load_short")
+    return float(value if value is not None else load.get("load_avg") or 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,10 +245,9 @@ def machine_ads(host, config, now, views=None, claims=None):
             dyn = _Layout(name, lay.slot_id, claim.cpus, claim.memory, claim.disk, False, claim.gpus,
                           claim.resources, ids)
             rows.append((dyn, lay, claim.cpus, claim.memory, claim.disk, claim.gpus, claim.resources))
-    busy = [r[0].name for r in rows if _view(views, r[0].name, now).activity in ("Busy", "Retiring")]
+    loads = _slot_loads(host, rows, [_view(views, r[0].name, now) for r in rows], claims)
     ads = []
-    for order, (lay, parent, cpus, memory, disk, gpus, resources) in enumerate(rows):
-        load = _slot_load(host, order, len(rows), lay.name, busy)
+    for (lay, parent, cpus, memory, disk, gpus, resources), load in zip(rows, loads):
         ads.append(slot_ad(host, lay, cpus, memory, disk, _view(views, lay.name, now), claims.get(lay.name),
                            policy, now, load, total_slots=len(rows), parent=parent, gpus=gpus,
                            resources=resources))
@@ -277,13 +287,57 @@ def _dyn_number(name):
     return int(m.group(1)) if m else 0
 
 
-def _slot_load(host, order, count, name, busy):
-    """(LoadAvg, CondorLoadAvg) of one slot: owner load 1.0 per slot in order, job load
-    shared among the busy slots."""
-    owner = max(host.load_avg - host.condor_load_avg, 0.0)
-    own = min(max(owner - order, 0.0), 1.0) if order < count - 1 else max(owner - order, 0.0)
-    condor = host.condor_load_avg / len(busy) if name in busy and busy else 0.0
-    return own + condor, condor
+#: the owner load of a partitionable slot beyond its CPUs left that its dynamic slots take
+#: no part of (HTCondor's ResMgr::assign_load_to_slots)
+DYNAMIC_LOAD_FLOOR = 0.05
+
+
+def _slot_loads(host, rows, views, claims):
+    """(LoadAvg, CondorLoadAvg) of each slot of ``rows`` (``machine_ads``'; ``views``
+    their SlotViews), as HTCondor's startd shares out the host's load
+    (ResMgr::assign_load_to_slots). CondorLoadAvg is the slot's job's load
+    (``_condor_loads``). The owner load, the host's load not from the cell's jobs,
+    fills the slots up to their CPUs each: slots in the Owner state first, then the
+    Unclaimed ones, then the others (Matched, Claimed, Preempting ...) in slot
+    order, each dynamic slot taking what its partitionable slot got beyond the CPUs
+    it has left (at most its own CPUs); what remains goes to no slot. LoadAvg is the
+    two together."""
+    condor = _condor_loads(host, rows, views, claims)
+    owner, left = [0.0] * len(rows), max(host.load_avg - host.condor_load_avg, 0.0)
+
+    def give(i):
+        nonlocal left
+        owner[i] = min(left, float(rows[i][0].cpus))
+        left -= owner[i]
+    for wanted in ("Owner", "Unclaimed"):
+        for i, row in enumerate(rows):
+            if row[1] is None and views[i].state == wanted:
+                give(i)
+    parent = 0
+    for i, row in enumerate(rows):
+        if row[1] is None:
+            parent = i
+            if views[i].state not in ("Owner", "Unclaimed"):
+                give(i)
+            continue
+        extra = owner[parent] - rows[parent][2]         # (beyond the CPUs it has left)
+        if extra > DYNAMIC_LOAD_FLOOR:
+            owner[i] = min(extra, float(row[0].cpus))
+            owner[parent] -= owner[i]
+    return [(own + job, job) for own, job in zip(owner, condor)]
+
+
+def _condor_loads(host, rows, views, claims):
+    """The CondorLoadAvg of each slot of ``rows``: the measured load of the job its claim
+    is for (``host.job_loads``, as HTCondor's startd measures each slot's job), 0 for a
+    slot without one; on a host whose jobs' loads were not measured, the cell's load
+    on it (``host.condor_load_avg``) shared evenly among its Busy and Retiring slots."""
+    if host.job_loads:
+        measured = dict(host.job_loads)
+        return [measured.get(claims[row[0].name].job, 0.0) if row[0].name in claims else 0.0 for row in rows]
+    busy = [view.activity in ("Busy", "Retiring") for view in views]
+    share = host.condor_load_avg / sum(busy) if any(busy) else 0.0
+    return [share if b else 0.0 for b in busy]
 
 
 #: the benchmark figures every slot ad publishes (HTCondor's startd measures them with

@@ -60,7 +60,8 @@ STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "LastMatchTime", "NumJobSt
                "LastRemoteHost", "CompletionDate", "ExitBySignal", "ExitSignal", "ExitCode", "HoldReason",
                "HoldReasonCode", "HoldReasonSubCode", "NumHolds", "NumHoldsByReason", "NumJobCompletions",
                "NumVacates", "NumVacatesByReason", "VacateReason", "VacateReasonCode", "VacateReasonSubCode",
-               "RemoveReason", "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime",
+               "RemoveReason", "ReleaseReason", "LastReleaseReason", "LastHoldReason", "LastHoldReasonCode",
+               "LastHoldReasonSubCode", "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime",
                "CommittedTime", "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime",
                "JobCurrentStartExecutingDate", "JobCurrentStartTransferInputDate",
                "JobCurrentFinishTransferInputDate", "JobCurrentStartTransferOutputDate",
@@ -508,6 +509,7 @@ def _overlay_condor(ad, condor, number):
     if mine.get("vacated"):
         ad["VacateReason"], ad["VacateReasonCode"], ad["VacateReasonSubCode"] = \
             mine["vacated"][0], int(mine["vacated"][1]), int(mine["vacated"][2])
+    _release_reasons(ad, mine)
     hold = mine.get("hold") or condor.get("hold")
     if hold and ad.eval("JobStatus") == JobStatus.HELD:
         ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = hold[0], int(hold[1]), int(hold[2])
@@ -518,6 +520,27 @@ def _overlay_condor(ad, condor, number):
     reason = mine.get("remove_reason") or condor.get("remove_reason")
     if reason and ad.eval("JobStatus") == JobStatus.REMOVED:
         ad["RemoveReason"] = reason
+
+
+def _release_reasons(ad, mine):
+    """What a task's releases left in its ad (``mine``: its bookkeeping; see
+    ``daemon.condorjob.releasing``), as HTCondor's schedd leaves it: ReleaseReason,
+    LastReleaseReason (once a hold followed), and the hold the last release ended as
+    LastHoldReason, LastHoldReasonCode and LastHoldReasonSubCode; a released task
+    not held again has no HoldReason, HoldReasonCode or HoldReasonSubCode (not even
+    those it was submitted with)."""
+    for key, attr in (("release_reason", "ReleaseReason"), ("last_release_reason", "LastReleaseReason")):
+        if mine.get(key):
+            ad[attr] = mine[key]
+    last = mine.get("last_hold")
+    if not last:
+        return
+    ad["LastHoldReason"], ad["LastHoldReasonCode"], ad["LastHoldReasonSubCode"] = \
+        last[0], int(last[1]), int(last[2])
+    if ad.eval("JobStatus") != JobStatus.HELD:
+        for attr in ("HoldReason", "HoldReasonCode", "HoldReasonSubCode"):
+            if attr in ad:
+                del ad[attr]
 
 
 def deferral_overlay(ad, mine):

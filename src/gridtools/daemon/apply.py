@@ -321,12 +321,15 @@ def condor_release(state, job, number, reason, now, letters="u"):
     """condor_release (or PeriodicRelease) of one held task: its hold ``letters`` go (a
     task in the error state waits again; a running one that a hold is stopping, which
     shows as held, waits to run again once it has stopped); False when it was not held
-    by them."""
+    by them. Its ad says why (ReleaseReason) and keeps the hold it ended
+    (``condorjob.releasing``)."""
     st = job.state_of(number)
+    if st is not TaskState.ERROR and (st not in (TaskState.PENDING, TaskState.RUNNING)
+                                      or not set(job.holds_of(number)) & set(letters)):
+        return False
+    condorjob.releasing(job, number, reason)
     if st is TaskState.ERROR:
         tr.clear_error(job, number)
-    elif st not in (TaskState.PENDING, TaskState.RUNNING) or not set(job.holds_of(number)) & set(letters):
-        return False
     else:
         tr.set_hold(job, number, letters, False)
     info = condorjob.task_info(job, number)

@@ -603,18 +603,51 @@ def removed_events(state, job, numbers, now):
 
 
 def held_events(state, job, numbers, now):
-    """Tasks that were held: event 012 with their reason."""
+    """Tasks that were held: event 012 with their reason. The ReleaseReason of a
+    release before becomes its LastReleaseReason, as HTCondor's schedd moves it
+    (fixReasonAttrs of a hold)."""
     items = []
     for number in numbers:
-        hold = ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("hold") or job.condor.get("hold")
-        if not hold:
-            ad = proc_ad(job, number)
-            hold = [_text(ad.eval("HoldReason")) or "via condor_hold", _int(ad.eval("HoldReasonCode")) or
-                    HOLD_CODE_USER, _int(ad.eval("HoldReasonSubCode"))]
+        hold = hold_of(job, number)
         items.append((number, EventType.JOB_HELD, {"HoldReason": hold[0], "HoldReasonCode": int(hold[1]),
                                                   "HoldReasonSubCode": int(hold[2])}, now))
         count_hold(job, number, int(hold[1]))
+        mine = (job.condor.get("tasks") or {}).get(str(number))
+        if mine and RELEASE_REASON in mine:
+            mine[LAST_RELEASE_REASON] = mine.pop(RELEASE_REASON)
+            job.changed()
     write_events(state, job, items)
+
+
+def hold_of(job, number):
+    """[reason, code, subcode] of the hold of task ``number`` (held now): the one the
+    daemon noted for it or its cluster, else what its ad says."""
+    hold = ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("hold") or job.condor.get("hold")
+    if not hold:
+        ad = proc_ad(job, number)
+        hold = [_text(ad.eval("HoldReason")) or "via condor_hold", _int(ad.eval("HoldReasonCode")) or
+                HOLD_CODE_USER, _int(ad.eval("HoldReasonSubCode"))]
+    return hold
+
+
+#: a task's bookkeeping of its last release (``releasing``): its ReleaseReason, the hold it
+#: ended (LastHoldReason, LastHoldReasonCode, LastHoldReasonSubCode), and the
+#: ReleaseReason a hold after it moved to LastReleaseReason (``held_events``)
+RELEASE_REASON, LAST_HOLD, LAST_RELEASE_REASON = "release_reason", "last_hold", "last_release_reason"
+
+
+def releasing(job, number, reason):
+    """Task ``number``, held, is about to be released (condor_release, qrls, a periodic
+    release) with ``reason``: as HTCondor's schedd does (releaseJobRaw, fixReasonAttrs of
+    a release), its ad says ReleaseReason (when there is a reason), and its hold moves
+    to LastHoldReason, LastHoldReasonCode and LastHoldReasonSubCode. Called while the
+    task is still held."""
+    hold = hold_of(job, number)
+    mine = task_info(job, number)
+    mine[LAST_HOLD] = [hold[0], int(hold[1]), int(hold[2])]
+    if reason:
+        mine[RELEASE_REASON] = reason
+    job.changed()
 
 
 def count_hold(job, number, code):
@@ -879,6 +912,7 @@ def hold_changed(state, job, number, before):
         held_events(state, job, sorted(after - before), now)
     if before - after:
         for n in before - after:
+            releasing(job, n, "via condor_release")
             (job.condor.get("tasks") or {}).get(str(n), {}).pop("hold", None)
         if not after:
             job.condor.pop("hold", None)

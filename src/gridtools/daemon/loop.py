@@ -358,14 +358,17 @@ class Daemon:
     def _sample_running(self, now):
         """Once every scheduling interval, what running tasks have used so far counts in
         their owners' usage (and so in the share tree's next pass), as Grid Engine counts
-        the usage its execution daemons report. At every pass, the runs whose execute
-        event waits for their input files are looked at (``condorjob.follow_copying_in``)."""
+        the usage its execution daemons report, and each one's CPU time gives its load on
+        its host (``hostfacts.JobLoads``: its slot's CondorLoadAvg). At every pass, the runs
+        whose execute event waits for their input files are looked at
+        (``condorjob.follow_copying_in``)."""
         state = self.state
         if state.copying_in:
             condorjob.follow_copying_in(state)      # (their execute events, once their input is in)
         if now - self.usage_sampled < self._interval():
             return
         self.usage_sampled = now
+        loads, running = state.condor.facts.jobs, set()
         for job, task in state.running_tasks():
             condorjob.note_executing(state, job, task)  # (JobCurrentStartExecutingDate, once a run)
             condorjob.note_copying(state, job, task)    # (TransferInStarted ..., as they happen)
@@ -373,6 +376,11 @@ class Daemon:
             if used is not None and state.usage.task_running(job.spec, task.number, used):
                 state.need_schedule = True
             condorjob.note_size(state, job, task, used, now)    # (ImageSize ..., as starters report)
+            key = f"{job.id}.{task.number - 1}"         # (the job of its slot's claim: ads.Claim)
+            running.add(key)
+            if used is not None and task.start_time and task.host:
+                loads.note(key, task.host, float(task.start_time), used.get("cpu", 0.0), used.get("time") or now)
+        loads.keep(running)
 
     def _periodic(self, now):
         """HTCondor jobs' periodic expressions, every PERIODIC_EXPR_INTERVAL seconds (read

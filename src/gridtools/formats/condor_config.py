@@ -602,8 +602,10 @@ def locate(default_path, environ=None):
 
 def load(global_path, environ=None, defaults=None, fallback=None):
     """Read the global file, the local files it names and the environment
-    overrides; return the Config (``fallback`` as Config takes it; the macros of
-    ``condor_params.MACROS`` stand behind it). Raises ConfigError on any problem."""
+    overrides; return the Config (``fallback`` as Config takes it; the knobs'
+    defaults, ``condor_params.default``, stand behind it, so a reference such as
+    ``$(ETC)`` means for every command what condor_config_val prints). Raises
+    ConfigError on any problem."""
     environ = os.environ if environ is None else environ
     config = Config(builtin_defaults() if defaults is None else defaults, environ, _with_macros(fallback))
     if global_path != "ONLY_ENV":
@@ -619,12 +621,13 @@ def load(global_path, environ=None, defaults=None, fallback=None):
 
 
 def _with_macros(fallback):
-    """``fallback``, then the macros every HTCondor configuration has (MINUTE ...)."""
-    from gridtools.formats.condor_params import macro
+    """``fallback``, then the knobs' defaults (``condor_params.default``: the cell's
+    folders ETC, SPOOL ..., and the macros every HTCondor configuration has, MINUTE ...)."""
+    from gridtools.formats.condor_params import default
 
     def lookup(name):
         found = fallback(name) if fallback is not None else None
-        return macro(name) if found is None else found
+        return default(name) if found is None else found
     return lookup
 
 

@@ -11,7 +11,9 @@ default depends on the host (``NUM_SLOTS``, ``NUM_CPUS``, ``MEMORY``) are not li
 ``MACROS`` are the other defaults of HTCondor's parameter table that configurations
 take for granted: no gridtools code reads them, policy expressions and the templates
 of ``use`` statements (``formats.condor_metaknobs``) refer to them. Every reading of
-a configuration (``condor_config.load``) sees them when no file sets them.
+a configuration (``condor_config.load``: the daemon's and every command's) sees
+``default``'s values, these and the knobs' (``$(ETC)`` ...), in a reference to a name
+no file sets.
 """
 
 #: where a default comes from, as ``condor_config_val -verbose`` names it
