@@ -136,3 +136,25 @@ def test_periodic_checkpoint_asks_by_itself_and_the_slot_says_when(cell, workdir
              timeout=20)
     assert notes(notes_file) == ["started 1", "USR2", "started 2"]
     wait_for(lambda: last() == ["undefined", "undefined"])   # the job is gone: no more
+
+
+def test_a_self_checkpointing_job_shows_its_checkpoints(cell, workdir):
+    """Each exit with checkpoint_exit_code is a checkpoint HTCondor's shadow counts:
+    CheckpointNumber, JobLastCheckpointTime and CommittedTime (the seconds up to the
+    last checkpoint) show while the job runs on, and the count stays after it ends."""
+    path = os.path.join(workdir, "self.sh")
+    with open(path, "w") as fh:
+        fh.write('#!/bin/sh\nn=$(cat n 2>/dev/null || echo 0); n=$((n + 1)); echo $n > n\n'
+                 'if [ $n -le 2 ]; then sleep 1; exit 85; fi\nwhile [ ! -e go ]; do sleep 0.1; done\n')
+    os.chmod(path, 0o755)
+    began = int(__import__("time").time())
+    cluster = submit(cell, f"executable = {path}\ncheckpoint_exit_code = 85\nqueue\n", cwd=workdir)
+
+    def shown():
+        return cell.run("condor_q", str(cluster), "-af", "CheckpointNumber", "JobLastCheckpointTime",
+                        "CommittedTime").stdout.split()
+    number, last, committed = wait_for(lambda: shown()[0] == "2" and shown(), timeout=20)
+    assert began <= int(last) <= int(__import__("time").time()) and 2 <= int(committed) <= int(last) - began + 1
+    open(os.path.join(workdir, "go"), "w").close()
+    wait_for(lambda: cell.run("condor_history", str(cluster), "-af", "CheckpointNumber").stdout == "2\n",
+             timeout=20)

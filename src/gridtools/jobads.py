@@ -121,6 +121,7 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
         _overlay_condor(ad, condor, number)
         mine = (condor.get("tasks") or _NO_RUNS).get(str(number)) or _NO_RUNS
     _run_times(ad, task, mine)
+    _checkpoints(ad, task, mine)
     _run_counts(ad, task, mine)
     if mine.get("slot") and task is not None and task.state.value == "running":
         ad["RemoteHost"] = mine["slot"]         # the slot it holds (condor_status's name)
@@ -398,6 +399,29 @@ def _started(ad, task):
         pid = _job_pid(ad.eval("ClusterId"), task)
         if pid:
             ad["JobPid"] = pid
+
+
+def _checkpoints(ad, task, mine):
+    """CheckpointNumber, JobLastCheckpointTime and CommittedTime of a proc that
+    checkpointed itself (checkpoint_exit_code): the checkpoints of its ended runs
+    (``mine``) and, while it runs, those its shepherd noted in the task's folder, as
+    HTCondor's shadow keeps them from its starter's reports (CommittedTime: the
+    seconds up to its last checkpoint, until a completion commits the whole run)."""
+    count, last, committed = int(mine.get("checkpoints") or 0), int(mine.get("last_checkpoint") or 0), 0
+    if task is not None and task.state.value == "running":
+        from gridtools import cell
+        try:
+            with open(cell.spool("jobs", str(ad.eval("ClusterId")), str(task.number), "checkpoints")) as fh:
+                now_count, now_last, committed = (int(x) for x in fh.read(100).split()[:3])
+            count, last = count + now_count, now_last
+        except (OSError, ValueError):
+            pass
+    if not count:
+        return
+    ad["CheckpointNumber"] = count
+    ad["JobLastCheckpointTime"] = last
+    if committed and not ad.eval("CommittedTime"):
+        ad["CommittedTime"] = committed
 
 
 def _job_pid(cluster, task):

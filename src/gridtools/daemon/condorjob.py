@@ -1451,9 +1451,14 @@ def note_activation(job, task, result, now):
     the run's end), ActivationSetupDuration (the run's start to the job's) and
     ActivationTeardownDuration (the job's exit to the run's end), in whole seconds;
     nothing for a run whose job never began to execute (those of the earlier run
-    stay)."""
+    stay). The checkpoints the run made (checkpoint_exit_code) are added up too."""
     if task is None or not task.start_time or not is_condor(job):
         return
+    if result.get("checkpoints"):          # (the run's checkpoints: CheckpointNumber ...)
+        mine = task_info(job, task.number)
+        mine["checkpoints"] = int(mine.get("checkpoints") or 0) + int(result["checkpoints"])
+        mine["last_checkpoint"] = int(result.get("last_checkpoint") or 0)
+        job.changed()
     began, start = info_of(job, task.number).get("executing"), int(task.start_time)
     if began is None or int(began) < start:
         return

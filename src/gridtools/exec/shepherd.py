@@ -321,11 +321,27 @@ class Shepherd:
             saved, fault = transfer.save_checkpoint(self.plan, spec["store"])
             if not saved:
                 self.trace(f"checkpoint not kept: {fault or 'copying failed'}")
-        res["checkpoints"] = res.get("checkpoints", 0) + 1
+        self._note_checkpoint(res)
         for name in ("ru_utime", "ru_stime"):
             self.earlier_usage[name] = self.earlier_usage.get(name, 0.0) + float(res["usage"].get(name) or 0.0)
         self.trace(why)
         return True
+
+    def _note_checkpoint(self, res):
+        """Count a checkpoint of the run, and the seconds it committed (since the run's
+        start or its last checkpoint), as HTCondor's starter tells its shadow
+        (CheckpointNumber, JobLastCheckpointTime, NewlyCommittedTime); noted in the
+        task's folder (``checkpoints``: count, time, committed seconds) for the queries
+        while the job runs on, and in the result for the run's end."""
+        now = time.time()
+        res["checkpoints"] = res.get("checkpoints", 0) + 1
+        res["committed"] = res.get("committed", 0.0) + max(0.0, now - res.get("last_checkpoint", res["start_time"]))
+        res["last_checkpoint"] = now
+        try:
+            atomic_write(os.path.join(self.dir, "checkpoints"),
+                         f"{res['checkpoints']} {int(now)} {int(res['committed'])}\n", fsync=False)
+        except SpoolError:
+            pass                            # (only for the queries: the result has them)
 
     def _stage_out(self):
         """Copy the job's output files back (see exec.transfer). A file it was to leave

@@ -342,6 +342,10 @@ def withdrawn_name(token):
     return WITHDRAWN_PREFIX + token
 
 
+#: what a running task's shepherd notes of its checkpoints (count, time, committed seconds)
+CHECKPOINTS_FILE = "checkpoints"
+
+
 def make_task_dir(job_id, number):
     """Create a task's folder; a folder left by an earlier run is emptied of its results."""
     path = task_dir(job_id, number)
@@ -351,7 +355,7 @@ def make_task_dir(job_id, number):
         os.mkdir(path, DIR_MODE)
     except FileExistsError:
         for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "pid", "trace", "error", RESERVE_FILE,
-                     LAUNCH_FILE, OBITUARY_FILE, USAGE_FILE, TRANSFERS_FILE):
+                     LAUNCH_FILE, OBITUARY_FILE, USAGE_FILE, TRANSFERS_FILE, CHECKPOINTS_FILE):
             try:
                 os.unlink(os.path.join(path, name))
             except FileNotFoundError:

@@ -412,7 +412,8 @@ _PUBLIC_BOOK = frozenset(("disk", "hold", "removed", "gone", "wall", "slot", "sl
                           "holds_by", "vacated", "vacates", "vacates_by", "executing",
                           "input_copied", "output_copied", "transfer_in", "transfer_out", "in_starts",
                           "out_starts", "failed_starts", "never_executed", "execute_due", "provisioned",
-                          "activation", "size", "release_reason", "last_hold", "last_release_reason"))
+                          "activation", "size", "release_reason", "last_hold", "last_release_reason",
+                          "checkpoints", "last_checkpoint"))
 
 
 def _public_run(task, kept):
