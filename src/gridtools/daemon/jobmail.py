@@ -14,36 +14,68 @@ for a hold that is not the owner's, the job's policy's or its submission's,
 or after an exit other than the success exit code), at its NotifyUser, by
 default its owner at its submit host.
 
+A Grid Engine job whose start fails, or whose run fails so that its queue or
+itself is put into the error state (the shepherd's failure states execd
+mails about: ``ADMIN_STATES``), is mailed about to the global configuration's
+``administrator_mail`` too, in the words of execd's job_related_adminmail,
+with the task's shepherd ``trace`` and ``error`` files.
+
 The mailer is the cell's: sge_conf's ``mailer`` for a Grid Engine job,
 condor_config's ``MAIL`` for an HTCondor one (``/usr/bin/mail`` for both by
-default), run as ``mailer -s subject address`` with the message on its
-standard input, once per address. It runs in the background: the daemon
-never waits for it, and kills one that has not ended after MAILER_TIMEOUT
-seconds. It runs as the job's owner (a daemon run by root gives it the
-owner's uid, group and groups) with a clean environment, since the addresses
-and the job's name in the subject are the owner's words; an address that
-begins with ``-`` (it would be an option to the mailer) is not mailed, nor
-more than MOST_ADDRESSES addresses, nor a mail while MOST_RUNNING mailers of
-the owner's still run. What was sent, and what was not, is noted in the
-messages file.
+default), run with the message on its standard input: as ``mailer -s subject
+address``, once per address, for Grid Engine's mail (its ``-M`` list split on
+commas only, as sge_mailrec does: no more of it than fits in MAIL_LIST_CHARS
+characters, as execd keeps it), and once as ``mailer -s subject address...``
+for HTCondor's (NotifyUser split on commas and blanks, as email_open does).
+It runs in the background: the daemon never waits for it, and kills one that
+has not ended after MAILER_TIMEOUT seconds. A mailer about a job runs as the
+job's owner (a daemon run by root gives it the owner's uid, group and groups)
+with a clean environment, since the addresses and the job's name in the
+subject are the owner's words; an address that begins with ``-`` (it would be
+an option to the mailer) or holds a control character is not mailed. The
+administrator's mail runs as the daemon's own user, as execd runs it as its
+own: its arguments are the manager's addresses and a subject of numbers; the
+owner's words (the reason, the trace) are only in the message, where a line
+that begins with ``~`` (a mailer's escape) is indented. While MOST_RUNNING
+mailers of one user run, that user's next mails wait and are sent, in order,
+as those end (a large array asking for mail of each task would otherwise have
+the daemon start thousands of processes at once). What was sent, and what was
+not, is noted in the messages file.
 """
 
+import collections
 import os
 import pwd
+import re
 import signal as signals
+import stat
 import subprocess
 import time
 
 #: seconds a mailer may run before it is killed (Grid Engine's)
 MAILER_TIMEOUT = 60.0
-#: most addresses one mail goes to (the others are noted, not mailed)
-MOST_ADDRESSES = 32
-#: most mailers of one owner running at once: a mail beyond is noted, not sent (a
-#: large array asking for mail of each task would otherwise have the daemon start
-#: thousands of processes)
+#: characters of a job's mail list, its addresses joined by commas, that are mailed
+#: (execd's buffer; the addresses beyond are noted "maillist for job N too long")
+MAIL_LIST_CHARS = 1023
+#: most mailers of one user running at once: that user's next mails wait for them
 MOST_RUNNING = 8
-#: the mailers running: (Popen, when it was started, the owner's uid)
+#: most mails of one user waiting for a mailer: one beyond is noted, not sent (it
+#: bounds the daemon's memory, not what a user may reasonably ask for)
+MOST_WAITING = 20000
+#: the mailers running: (Popen, when it was started, the uid it runs as)
 _RUNNING = []
+#: uid -> the mails waiting for a mailer of that uid: [(label, argv, body, owner), ...]
+_WAITING = {}
+#: the shepherd's failure states execd mails the administrator about (reaper_execd's
+#: cases; 7 and 14, "before prolog" and "before epilog", once while the daemon runs)
+ADMIN_STATES = frozenset((3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 26, 27, 28, 29,
+                          30, 36, 38))
+#: the failure states mailed about once, and those that were
+_ADMIN_ONCE, _ADMIN_SENT = frozenset((7, 14)), set()
+#: the product and version in the subject of the administrator's mail
+PRODUCT = "SGE 8.1.9"
+#: the shepherd's files the administrator's mail carries, and the most of each it takes
+SHEPHERD_FILES, SHEPHERD_FILE_BYTES = ("trace", "error", "pe_hostfile"), 65536
 
 
 # ---------------------------------------------------------------- Grid Engine
@@ -97,6 +129,7 @@ def ended(state, job, task, result):
     state. A run qdel ended was mailed about when it was deleted (``killed``)."""
     if not _gridengine(job) or result.get("deleted") or task.deleting:
         return
+    administrator(state, job, task, result)
     letters = _letters(job)
     usage = result.get("usage") or {}
     failed = int(result.get("failed") or 0)
@@ -141,6 +174,67 @@ def ended(state, job, task, result):
             f" End Time         = {_when(end)}\n CPU              = {cpu_text}\n Max vmem         = {vmem}\n"
             f"failed {FAILED.get(failed, UNKNOWN_FAILED)} because:\n{reason}{comment}\n")
     send(state, job, subject, body)
+
+
+def administrator(state, job, task, result):
+    """A task failed in one of execd's ADMIN_STATES: the mail of job_related_adminmail to
+    the global configuration's administrator_mail, sent as the daemon's user."""
+    failed = int(result.get("failed") or 0)
+    conf = state.config.objects["conf"].get("global") or {}
+    addresses = _mail_list(conf.get("administrator_mail"))
+    if failed not in ADMIN_STATES or not addresses or failed in _ADMIN_SENT:
+        return
+    if failed in _ADMIN_ONCE:
+        _ADMIN_SENT.add(failed)
+    from gridtools.accounting.report import FAILED, UNKNOWN_FAILED
+    queue = f"{task.queue}@{task.host}" if task.queue else "<unknown>"
+    if job.is_array:
+        subject = f"{PRODUCT}: Job-array task {job.id}.{task.number} failed"
+    else:
+        subject = f"{PRODUCT}: Job {job.id} failed"
+    reason = result.get("error_reason") or result.get("failed_reason") or "<unknown reason>"
+    end = float(result.get("end_time") or 0) or time.time()
+    body = (f"Job {job.id} caused action: {_action(job, task, result, failed)}\n User        = {job.spec['owner']}\n"
+            f" Queue       = {queue}\n Start Time  = {_when(task.start_time or result.get('start_time'))}\n"
+            f" End Time    = {_when(end)}\nfailed {FAILED.get(failed, UNKNOWN_FAILED)}:{reason}"
+            + _shepherd_files(job.id, task.number))
+    body = "".join(" " + line if line.startswith("~") else line for line in body.splitlines(True))
+    try:
+        name = pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        name = str(os.geteuid())
+    mail(state, f"job {job.id}", {"owner": name, "uid": os.geteuid(), "gid": os.getegid()},
+         _mailer(state, job), subject, body + "\n", addresses)
+
+
+def _action(job, task, result, failed):
+    """What the failure halted, in execd's words (MSG_GFSTATE_*)."""
+    if result.get("queue_error"):
+        return f'All Queues on host "{task.host}" set to ERROR' if failed in (7, 36) \
+            else f'Queue "{task.queue}@{task.host}" set to ERROR'
+    if result.get("error_state"):
+        return f"Job-array task {job.id}.{task.number} set to ERROR" if job.is_array else f"Job {job.id} set to ERROR"
+    return "none"
+
+
+def _shepherd_files(job_id, number):
+    """The task's shepherd files that are not empty, as the administrator's mail carries them."""
+    from gridtools.spool import jobs as jobstore
+    folder, text = jobstore.task_dir(job_id, number), ""
+    for name in SHEPHERD_FILES:
+        try:
+            fd = os.open(os.path.join(folder, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            data = os.read(fd, SHEPHERD_FILE_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        except OSError:
+            data = b""
+        finally:
+            os.close(fd)
+        if data:
+            text += f"\nShepherd {name}:\n" + data.decode("utf-8", "replace")
+    return text
 
 
 def killed(state, job, number, by):
@@ -192,7 +286,7 @@ def _condor_head(job, number, ad, host):
 def condor_started(state, job, number, ad, host, address):
     """An HTCondor job's proc began to run, and its notification is Start."""
     lines = _condor_head(job, number, ad, host) + ["has started", ""]
-    send(state, job, f"Condor Job {job.id}.{number - 1}", "\n".join(lines) + "\n", addresses=[address])
+    _condor_send(state, job, f"Condor Job {job.id}.{number - 1}", lines, address)
 
 
 def condor_ended(state, job, task, result, ad, host, address, now):
@@ -217,21 +311,53 @@ def condor_ended(state, job, task, result, ad, host, address, now):
               f"Remote User CPU Time:    {format_time(utime)}",
               f"Remote System CPU Time:  {format_time(stime)}",
               f"Total Remote CPU Time:   {format_time(utime + stime)}", ""]
-    send(state, job, f"Condor Job {proc}", "\n".join(lines) + "\n", addresses=[address])
+    _condor_send(state, job, f"Condor Job {proc}", lines, address)
 
 
 def condor_action(state, job, number, ad, host, address, action, reason):
     """HTCondor put an HTCondor job's proc on hold or removed it (``action``: "put on
     hold", "removed") for ``reason``, and its notification asks for such mail."""
     lines = _condor_head(job, number, ad, host) + ["", f"is being {action}.", "", reason]
-    send(state, job, f"Condor Job {job.id}.{number - 1} {action}", "\n".join(lines) + "\n", addresses=[address])
+    _condor_send(state, job, f"Condor Job {job.id}.{number - 1} {action}", lines, address)
+
+
+#: what email_open puts before each subject
+CONDOR_SUBJECT_PROLOG = "[Condor] "
+
+
+def _condor_send(state, job, subject, lines, address):
+    """Mail ``lines`` and email_close's signature with one mailer, whose arguments are the
+    addresses of ``address`` split on commas and blanks (email_open's)."""
+    conf = state.condor.conf if state.condor is not None else {}
+    custom = conf.get("EMAIL_SIGNATURE")
+    if custom is not None:
+        tail = ["", "", str(custom)]
+    else:
+        tail = ["", "", "-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=-=",
+                "Questions about this message or HTCondor in general?"]
+        helper = conf.get("CONDOR_SUPPORT_EMAIL") or conf.get("CONDOR_ADMIN")
+        if helper is not None:
+            tail.append(f"Email address of the local HTCondor administrator: {helper}")
+        tail.append("The Official HTCondor Homepage is https://htcondor.org/")
+    addresses = [part for part in re.split("[, ]", str(address)) if part]
+    mail(state, f"job {job.id}", job.spec, _mailer(state, job), CONDOR_SUBJECT_PROLOG + subject,
+         "\n".join(lines + tail) + "\n", addresses, together=True)
 
 
 # ---------------------------------------------------------------- sending
 
+def _mail_list(text):
+    """The addresses of a mail list written as one text (commas between them, as
+    sge_mailrec reads it), without repeats; none for "none"."""
+    text = str(text or "").strip()
+    if text.lower() == "none":
+        return []
+    return list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+
+
 def _addresses(job):
-    listed = [str(a) for a in job.spec.get("mail_list") or () if str(a).strip()]
-    return listed or [f"{job.spec['owner']}@{job.spec.get('submit_host') or 'localhost'}"]
+    listed = [str(a).strip() for a in job.spec.get("mail_list") or () if str(a).strip()]
+    return list(dict.fromkeys(listed)) or [f"{job.spec['owner']}@{job.spec.get('submit_host') or 'localhost'}"]
 
 
 def _mailer(state, job):
@@ -248,28 +374,72 @@ def send(state, job, subject, body, addresses=None):
     mail(state, f"job {job.id}", job.spec, _mailer(state, job), subject, body, addresses or _addresses(job))
 
 
-def mail(state, label, owner, mailer, subject, body, addresses):
+def _bounded(state, label, addresses):
+    """The first of ``addresses`` that fit in MAIL_LIST_CHARS characters, joined by
+    commas (execd's mail list); those beyond are noted, not mailed."""
+    size, kept = -1, []
+    for address in addresses:
+        size += len(address) + 1
+        if size > MAIL_LIST_CHARS:
+            left = addresses[len(kept):]
+            state.log(f"E|maillist for {label} too long: no mail to its last {len(left)} addresses "
+                      f"({', '.join(left[:3])}{', ...' if len(left) > 3 else ''})")
+            break
+        kept.append(address)
+    return kept
+
+
+def _refused(address):
+    return not address or address.startswith("-") or any(ord(c) < 32 or c == "\x7f" for c in address)
+
+
+def mail(state, label, owner, mailer, subject, body, addresses, together=False):
     """Mail ``body`` with ``mailer`` to ``addresses`` as ``owner`` (a mapping with the
-    ``owner``'s name, ``uid`` and ``gid``), in the background; ``label`` names what it is
-    about in the messages."""
+    ``owner``'s name, ``uid`` and ``gid``), in the background: one mailer per address,
+    or one for them all (``together``: HTCondor's); ``label`` names what it is about in
+    the messages. A mail waits while MOST_RUNNING mailers of its user run."""
     reap()
     subject = " ".join(subject.split())                 # (one line, whatever a name holds)
-    if len(addresses) > MOST_ADDRESSES:
-        state.log(f"W|{label}: mail to the first {MOST_ADDRESSES} of its {len(addresses)} addresses only")
-    uid = int(owner.get("uid", os.getuid()))
-    for address in addresses[:MOST_ADDRESSES]:
-        address = address.strip()
-        if not address or address.startswith("-") or any(c.isspace() or ord(c) < 32 for c in address):
+    good = []
+    for address in _bounded(state, label, [a.strip() for a in addresses]):
+        if _refused(address):
             state.log(f"W|{label}: no mail to {address!r}: not an address")
-            continue
-        if sum(1 for entry in _RUNNING if entry[2] == uid) >= MOST_RUNNING:
-            problem = f"{MOST_RUNNING} mailers of its owner are still running"
         else:
-            problem = _start(mailer, subject, address, body, owner)
+            good.append(address)
+    uid = int(owner.get("uid", os.getuid()))
+    for group in ([good] if together and good else [[a] for a in good]):
+        _queue(uid, (state.log, label, [mailer, "-s", subject, *group], body, owner))
+    _start_waiting(uid)
+
+
+def _queue(uid, item):
+    log, label, argv = item[:3]
+    waiting = _WAITING.setdefault(uid, collections.deque())
+    if len(waiting) >= MOST_WAITING:
+        log(f"W|{label}: no mail to {' '.join(argv[3:])} ({argv[2]}): "
+            f"{len(waiting)} mails of its user wait for a mailer already")
+        return
+    if waiting or _running(uid) >= MOST_RUNNING:
+        log(f"I|{label}: mail to {' '.join(argv[3:])} waits: {MOST_RUNNING} mailers of its user run ({argv[2]})")
+    waiting.append(item)
+
+
+def _running(uid):
+    return sum(1 for entry in _RUNNING if entry[2] == uid)
+
+
+def _start_waiting(uid):
+    """Start the mails of ``uid`` that wait, while fewer than MOST_RUNNING of its mailers run."""
+    waiting = _WAITING.get(uid) or ()
+    while waiting and _running(uid) < MOST_RUNNING:
+        log, label, argv, body, owner = waiting.popleft()
+        problem = _start(argv, body, owner)
         if problem:
-            state.log(f"W|{label}: no mail to {address} ({subject}): {problem}")
+            log(f"W|{label}: no mail to {' '.join(argv[3:])} ({argv[2]}): {problem}")
         else:
-            state.log(f"I|{label}: mail to {address}: {subject}")
+            log(f"I|{label}: mail to {' '.join(argv[3:])}: {argv[2]}")
+    if not waiting:
+        _WAITING.pop(uid, None)
 
 
 # ---------------------------------------------------------------- advance reservations
@@ -302,8 +472,8 @@ def reservation(state, data, event, when):
          _mailer(state, None), subject, body, addresses or [f"{owner}@{cell.hostname()}"])
 
 
-def _start(mailer, subject, address, body, spec):
-    """Start the mailer for one address as ``spec``'s owner; what went wrong, or None."""
+def _start(argv, body, spec):
+    """Start the mailer (``argv``) as ``spec``'s owner; what went wrong, or None."""
     import tempfile
     uid, gid = int(spec.get("uid", os.getuid())), int(spec.get("gid", os.getgid()))
     try:
@@ -324,17 +494,24 @@ def _start(mailer, subject, address, body, spec):
         with tempfile.TemporaryFile() as text:
             text.write(body.encode("utf-8", "replace"))
             text.seek(0)
-            proc = subprocess.Popen([mailer, "-s", subject, address], stdin=text, stdout=subprocess.DEVNULL,
+            proc = subprocess.Popen(argv, stdin=text, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL, env=env, cwd="/", close_fds=True,
                                     start_new_session=True, **kwargs)
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        return f"{mailer}: {getattr(exc, 'strerror', None) or exc}"
+        return f"{argv[0]}: {getattr(exc, 'strerror', None) or exc}"
     _RUNNING.append((proc, time.monotonic(), uid))
     return None
 
 
+def waiting():
+    """True when mails wait for a mailer of their user to end (the daemon's loop then
+    reaps as soon as it wakes: a mailer that ends wakes it)."""
+    return bool(_WAITING)
+
+
 def reap():
-    """Collect the mailers that ended; kill those that ran too long."""
+    """Collect the mailers that ended, kill those that ran too long, and start the
+    mails that wait for them."""
     now = time.monotonic()
     for entry in list(_RUNNING):
         proc, began, _uid = entry
@@ -346,3 +523,5 @@ def reap():
             except OSError:
                 pass
             proc.poll()
+    for uid in list(_WAITING):
+        _start_waiting(uid)

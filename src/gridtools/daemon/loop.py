@@ -703,6 +703,9 @@ class Daemon:
             if fd in (self.fifo, self.sigpipe):
                 wake.drain(fd)
         self.dispatcher.watch.ended(ready)
+        mail = sys.modules.get("gridtools.daemon.jobmail")
+        if mail is not None and mail.waiting():
+            mail.reap()                         # (a mailer ended: the mails waiting for it go)
 
     @staticmethod
     def _verifying():

@@ -362,9 +362,10 @@ def _slot_range(low, high, field):
 
 
 def mail_letters(value, field):
-    if not isinstance(value, str) or set(value) - set("beas"):
-        raise _bad(field, "must hold the letters b, e, a, s")
-    return value
+    """-m's letters; ``n`` among them means no mail (Grid Engine's NO_MAIL clears the others)."""
+    if not isinstance(value, str) or set(value) - set("beasn"):
+        raise _bad(field, "must hold the letters b, e, a, s, n")
+    return "" if "n" in value else value
 
 
 def account(value, field):

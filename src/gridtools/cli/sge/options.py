@@ -16,7 +16,7 @@ import posix
 from gridtools import ospaths
 from gridtools.cli.sge.optvalues import (
     BINDING_TYPES, fail, must_have, parse_binding, parse_ckpt_when, parse_context, parse_datetime, parse_env_list,
-    parse_job_name, parse_mail_options, parse_names, parse_path_list, parse_priority,
+    parse_job_name, parse_mail_list, parse_mail_options, parse_names, parse_path_list, parse_priority,
     parse_resource_list, parse_slot_range, parse_task_concurrency, parse_task_range,
     parse_unsigned, parse_yes_no)
 from gridtools.errors import GridError, UsageError, lines
@@ -185,7 +185,7 @@ def _apply_a(field, opt):
 
 
 def _apply_M(req, args, ctx):
-    req["mail_list"] = parse_names(args[0], f'Wrong mail list format "{args[0]}" specified to -M option')
+    req["mail_list"] = parse_mail_list(args[0])
 
 
 def _apply_ctx(mode):

@@ -209,10 +209,11 @@ def parse_binding(words):
 
 
 def parse_mail_options(text):
-    letters = text.replace(",", "")
-    if not letters or any(c not in MAIL_LETTERS for c in letters):
+    """-m's letters, each one of ``MAIL_LETTERS`` (no commas); ``n`` among them
+    excludes all the others (sge_parse_mail_options ORs the bits, and NO_MAIL clears them)."""
+    if not text or any(c not in MAIL_LETTERS for c in text):
         raise fail(f'Wrong mail options list format "{text}" specified to -m option')
-    return "" if letters == "n" else letters
+    return "" if "n" in text else text
 
 
 def parse_path_list(text, opt="-o"):
@@ -276,6 +277,15 @@ def parse_context(text, opt):
     if not items:
         raise fail(f'Wrong context list format {opt} "{text}"')
     return items
+
+
+def parse_mail_list(text):
+    """-M's ``address[,address...]``: split on commas only (an address may hold blanks, as
+    sge_mailrec reads it), without repeats."""
+    names = list(dict.fromkeys(part for part in text.split(",") if part))
+    if not names:
+        raise fail(f'Wrong mail list format "{text}" specified to -M option')
+    return names
 
 
 def parse_names(text, message):
