@@ -259,6 +259,7 @@ def test_a_knob_no_file_sets_has_its_default(cell):
     result = run(cell, "PRIORITY_HALFLIFE", "periodic_expr_interval", "UID_DOMAIN", "START")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["600", "60", os.uname().nodename, "true"]
+    assert run(cell, "MAIL").stdout == "/usr/bin/mail\n"          # (the mailer job mail uses)
     verbose = run(cell, "-v", "MATCH_TIMEOUT")
     assert verbose.stdout == "MATCH_TIMEOUT = 120\n # at: <Default>\n # raw: MATCH_TIMEOUT = 120\n\n"
     assert run(cell, "-raw", "FILESYSTEM_DOMAIN").stdout == "$(FULL_HOSTNAME)\n"
@@ -297,7 +298,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
     from gridtools.formats.condor import jobad, jobattrs
-    from gridtools.daemon import condorjob, condorreq, confset, jobside, machines, master, preen
+    from gridtools.daemon import condorjob, condorreq, confset, jobmail, jobside, machines, master, preen
     from gridtools.exec import poolplugins
     from gridtools.cli.condor import submit_more
     code = {
@@ -331,6 +332,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
         "PREEN_INTERVAL": preen.DEFAULT_INTERVAL, "PREEN_ADMIN": "$(CONDOR_ADMIN)",
         "ENABLE_PERSISTENT_CONFIG": confset.PERSISTENT_DEFAULT, "ENABLE_RUNTIME_CONFIG": confset.RUNTIME_DEFAULT,
+        "MAIL": jobmail.DEFAULT_MAILER,
         **master.DEFAULTS,
     }
     from gridtools.cli.condor import dagman, dagrun

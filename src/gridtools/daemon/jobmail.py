@@ -52,6 +52,8 @@ import stat
 import subprocess
 import time
 
+#: the mailer when the configuration names none (sge_conf(5) mailer, HTCondor's MAIL)
+DEFAULT_MAILER = "/usr/bin/mail"
 #: seconds a mailer may run before it is killed (Grid Engine's)
 MAILER_TIMEOUT = 60.0
 #: characters of a job's mail list, its addresses joined by commas, that are mailed
@@ -366,7 +368,7 @@ def _mailer(state, job):
     else:
         found = state.condor.conf.get("MAIL") if state.condor is not None else None
     found = str(found or "").strip()
-    return found if found and found.upper() != "NONE" else "/usr/bin/mail"
+    return found if found and found.upper() != "NONE" else DEFAULT_MAILER
 
 
 def send(state, job, subject, body, addresses=None):

@@ -58,6 +58,8 @@ DEFAULTS = {
     "UPDATE_INTERVAL": "300",
     # the schedule of job policies (daemon.condorpolicy)
     "PERIODIC_EXPR_INTERVAL": "60",
+    # job mail (daemon.jobmail)
+    "MAIL": "/usr/bin/mail",
     # when a starter reports a running job's usage (daemon.condorjob.note_size)
     "STARTER_INITIAL_UPDATE_INTERVAL": "8",
     "STARTER_UPDATE_INTERVAL": "300",
