@@ -176,7 +176,7 @@ def test_limits(cell, workdir):
 
 def test_min_cpu_interval_checkpoints_periodically(cell, workdir):
     log = os.path.join(workdir, "checkpoints.log")
-    add_object(cell, "-Ackpt", "ckpt_name periodic\ninterface userdefined\n"
+    add_object(cell, "-Ackpt", "ckpt_name periodic\ninterface hibernator\n"
                f"ckpt_command /bin/sh -c 'echo $job_pid >> {log}'\nmigr_command none\n"
                "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen m\n")
     set_attr(cell, "all.q", "ckpt_list", "periodic")
