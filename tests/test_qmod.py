@@ -256,6 +256,10 @@ def test_queue_rerun_makes_jobs_rerunnable_and_rq_reschedules_a_queue(cell, work
     assert f"The job {refuses} is not restartable\n" in proc.stdout
     wait_state(cell, jid, ("Rr", "Rq"))
     assert state_of(cell, refuses) == "r"
+    # the run that was ended is accounted as Grid Engine's master accounts a rescheduling
+    record = wait_for(lambda: next((r for r in cell.accounting() if r[5] == str(jid)), None))
+    shown = cell.run("qacct", "-j", str(jid)).stdout
+    assert "\nfailed       25  : rescheduling\n" in shown and "\nexit_status  0 " in shown, (record, shown)
 
 
 def test_clear_queue_error_state(cell, workdir):

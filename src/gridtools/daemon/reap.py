@@ -64,6 +64,7 @@ def collect(state, dispatcher, now):
         if parnodes.waits(state, job, task, result):
             continue                  # node 0 of a WAIT_FOR_ALL parallel job: the others run on
         _application_exit(state, job, task, result)
+        _rescheduled(job, result)
         ended.append((job, task, result))
     if not ended:
         return 0
@@ -96,6 +97,8 @@ def collect(state, dispatcher, now):
 #: the error state (Grid Engine's shepherd), with the failure codes they are accounted with
 RESCHEDULE_EXIT, APPERROR_EXIT = 99, 100
 FAILED_AGAIN, FAILED_APPERROR = 25, 30
+#: the failure of a run its shepherd ended by a signal ("assumedly after job")
+FAILED_KILLED = 100
 
 
 def _application_exit(state, job, task, result):
@@ -117,6 +120,19 @@ def _application_exit(state, job, task, result):
     elif status == APPERROR_EXIT and "FORBID_APPERROR" not in forbidden:
         result.update(failed=FAILED_APPERROR, failed_reason="rescheduling on application error",
                       error_state=True, ran=True, error_reason=f"exit_status of job start = {status}")
+
+
+def _rescheduled(job, result):
+    """A Grid Engine job's run that was ended to run again (qmod -r, a host flush, a
+    migration) is accounted as Grid Engine's master accounts a rescheduling, whatever
+    the signal that ended it (its shepherd's failed 100): failed 25, exit status 0.
+    Not an HTCondor job's (an eviction), nor a run that failed or was deleted for its
+    own reasons. Changes ``result``."""
+    if not result.get("requeue") or job.spec.get("condor_ad") or result.get("deleted") \
+            or result.get("failed", 0) not in (0, FAILED_KILLED) \
+            or any(result.get(k) for k in ("queue_error", "error_state")):
+        return
+    result.update(failed=FAILED_AGAIN, failed_reason="manual/auto rescheduling", exit_status=0, signal=0)
 
 
 def _lost(state, dispatcher, job, task, now):
