@@ -6,39 +6,13 @@ The mailer is a script that keeps its user, its arguments and the message in a
 file of its own.
 """
 
-import glob
 import os
 
 from condortools import submit, wait_events
 from conftest import wait_for
 from qtools import jid_of, set_global
 
-MAILER = """#!/bin/sh
-out=$(mktemp {folder}/mail.XXXXXX)
-{{ echo "user=$(id -un)"; printf 'arg=%s\\n' "$@"; echo "--"; cat; }} > "$out.part"
-mv "$out.part" "$out.txt"; rm -f "$out"
-"""
-
-
-def _mailer(workdir):
-    folder = os.path.join(workdir, "mails")
-    os.mkdir(folder)
-    os.chmod(folder, 0o1777)
-    path = os.path.join(workdir, "mailer.sh")
-    with open(path, "w") as fh:
-        fh.write(MAILER.format(folder=folder))
-    os.chmod(path, 0o755)
-    return path, folder
-
-
-def _mails(folder):
-    """(user, [arguments], message) of each mail sent so far."""
-    found = []
-    for path in sorted(glob.glob(os.path.join(folder, "mail.*.txt"))):
-        head, _, body = open(path).read().partition("--\n")
-        lines = head.splitlines()
-        found.append((lines[0][5:], [line[4:] for line in lines[1:]], body))
-    return found
+from test_job_mail import _mailer, _mails          # (the mailer that records what it is given)
 
 
 def test_every_address_of_a_long_mail_list_is_mailed(cell, users, workdir):
