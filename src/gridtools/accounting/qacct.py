@@ -3,8 +3,10 @@
 Pure functions over accounting records (the dicts of
 ``gridtools.formats.accounting``): ``Selection`` holds every filter of the
 command line and ``Selection.matches`` applies them; ``time_window``,
-``parse_date_time``, ``parse_task_ranges`` and ``queue_pattern`` turn option
-values into filters; ``summarize`` adds up usage per group for the summary
+``parse_date_time``, ``parse_task_ranges``, ``queue_pattern`` and
+``resolve_queue_refs`` (a queue domain, from the cell's queues and host
+groups) turn option values into filters, ``scan_unsigned`` reads a number
+as sscanf("%u") does; ``summarize`` adds up usage per group for the summary
 tables. The text layout of the output lives in ``report``. Nothing here
 reads the clock or the file system: callers pass ``now``.
 """
@@ -165,6 +167,34 @@ def queue_pattern(text):
     return text
 
 
+def is_queue_domain(text):
+    """True for a -q argument that names a queue domain (``queue@@hostgroup``)."""
+    queue, at, rest = text.partition("@")
+    return bool(at) and rest.startswith("@") and len(rest) > 1
+
+
+def resolve_queue_refs(texts, cqueues, groups):
+    """The queue instances (``queue@host``) the -q arguments ``texts`` name, as Grid
+    Engine's qref_list_resolve finds them: ``cqueues`` maps each cluster queue to its
+    hosts, ``groups`` each host group (``@name``) to its hosts, nested groups
+    resolved. A queue part and a host group part are fnmatch patterns; a host
+    part one compared without regard to case. Empty when nothing is named."""
+    from fnmatch import fnmatchcase
+    found = []
+    for text in texts:
+        queue, _, where = text.partition("@")
+        for name in sorted(q for q in cqueues if fnmatchcase(q, queue)):
+            hosts = cqueues[name]
+            if where.startswith("@"):
+                members = {h.lower() for g, listed in groups.items()
+                           if fnmatchcase(g.lower(), where.lower()) for h in listed}
+                hosts = [h for h in hosts if h.lower() in members]
+            elif where:
+                hosts = [h for h in hosts if fnmatchcase(h.lower(), where.lower())]
+            found += [f"{name}@{host}" for host in hosts]
+    return found
+
+
 # -- task ranges ---------------------------------------------------------
 
 def parse_task_ranges(text):
@@ -193,28 +223,79 @@ def task_in_ranges(task, ranges):
 
 # -- times ---------------------------------------------------------------
 
+# Grid Engine's words for each fault of a -b/-e date (ulong_parse_date_time_from_string).
+DATE_ERRORS = {
+    "empty": "no date specified",
+    "seconds_format": "Invalid format of seconds field.",
+    "format": "Invalid format of date/hour-minute field.",
+    "month": "Invalid month specification.",
+    "day": "Invalid day specification.",
+    "hour": "Invalid hour specification.",
+    "minute": "Invalid minute specification.",
+    "second": "Invalid seconds specification.",
+    "before_1970": "Couldn't generate date from input. Perhaps a date before 1970 was specified.",
+}
+
+
+def c_atoi(raw):
+    """What C's atoi makes of ``raw`` (bytes): leading blanks, a sign, ASCII digits."""
+    text = raw.lstrip(b" \t\n\v\f\r")
+    sign = -1 if text[:1] == b"-" else 1
+    if text[:1] in (b"-", b"+"):
+        text = text[1:]
+    digits = len(text) - len(text.lstrip(b"0123456789"))
+    return sign * int(text[:digits]) if digits else 0
+
+
+def scan_unsigned(text):
+    """What sscanf(text, "%u") reads: the number before anything else ("2x" -> 2), the
+    value modulo 2**32 as C stores it, or None when there is no ASCII digit to read."""
+    raw = text.encode("utf-8", "surrogateescape").lstrip(b" \t\n\v\f\r")
+    rest = raw[1:] if raw[:1] in (b"-", b"+") else raw
+    if not rest[:1].isdigit():
+        return None
+    return c_atoi(raw) % (1 << 32)
+
+
+def _date_error(key):
+    return InputError(DATE_ERRORS[key])
+
+
 def parse_date_time(text, now):
     """Epoch seconds for Grid Engine's ``[[CC]YY]MMDDhhmm[.SS]`` in local time.
 
-    Without CC, YY below 70 means 20YY; without YY the year of ``now``.
-    Raises InputError for anything else.
+    Without CC, YY below 70 means 20YY; without YY the year of ``now``. Read as
+    Grid Engine reads it (field lengths in bytes, each field with atoi); raises
+    InputError with Grid Engine's words (``DATE_ERRORS``) for anything else.
     """
-    stamp, dot, seconds = text.partition(".")
-    if not stamp.isdigit() or len(stamp) not in (8, 10, 12) or (
-            dot and (len(seconds) != 2 or not seconds.isdigit())):
-        raise InputError(f'invalid date/time "{text}"')
+    raw = text.encode("utf-8", "surrogateescape")
+    pieces = [piece for piece in raw.split(b".") if piece]
+    if not pieces:
+        raise _date_error("empty" if not raw else "format")
+    stamp, seconds = pieces[0], pieces[1] if len(pieces) > 1 else b""
+    if len(seconds) not in (0, 2):
+        raise _date_error("seconds_format")
+    if len(stamp) not in (8, 10, 12):
+        raise _date_error("format")
     year = time.localtime(now).tm_year
-    if len(stamp) == 12:
-        year, stamp = int(stamp[:4]), stamp[4:]
-    elif len(stamp) == 10:
-        yy, stamp = int(stamp[:2]), stamp[2:]
-        year = 2000 + yy if yy < 70 else 1900 + yy
-    month, day, hour, minute = (int(stamp[i:i + 2]) for i in range(0, 8, 2))
-    sec = int(seconds) if dot else 0
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 23
-            and minute <= 59 and sec <= 60):
-        raise InputError(f'invalid date/time "{text}"')
-    return int(time.mktime((year, month, day, hour, minute, sec, 0, 0, -1)))
+    if len(stamp) > 8:
+        width = 4 if len(stamp) == 12 else 2
+        year, stamp = c_atoi(stamp[:width]), stamp[width:]
+        if width == 2:
+            year += 2000 if year < 70 else 1900
+    fields = [c_atoi(stamp[i:i + 2]) for i in range(0, 8, 2)] + [c_atoi(seconds)]
+    for key, value, low, high in zip(("month", "day", "hour", "minute", "second"), fields,
+                                     (1, 1, 0, 0, -(1 << 31)), (12, 31, 23, 59, 59)):
+        if not low <= value <= high:
+            raise _date_error(key)
+    month, day, hour, minute, sec = fields
+    try:
+        stamp = int(time.mktime((year, month, day, hour, minute, sec, 0, 0, -1)))
+    except (OverflowError, ValueError):
+        stamp = -1
+    if stamp < 0:
+        raise _date_error("before_1970")
+    return stamp
 
 
 def time_window(begin, end, days, now):
@@ -317,11 +398,15 @@ class Summary:
             raise ValueError(f"unknown grouping {sorted(unknown)}")
         self.group_by = tuple(k for k in GROUP_KEYS if k in group_by)
         self.groups = {}
+        self.labels = {}        # group key -> its values as first met (host names keep their case)
         self._total = Usage()
         if self.group_by:
             from operator import itemgetter
             self._key = itemgetter(*(GROUP_FIELDS[k] for k in self.group_by))
             self.add = self._add_to_group
+            if "host" in self.group_by:
+                # Grid Engine compares host names without regard to case (sge_hostcmp)
+                self._label, self._key = self._key, self._host_key(self._key)
         else:
             self.add = self._total.add
 
@@ -329,11 +414,23 @@ class Summary:
         """Count record ``r`` (replaced per instance by the right adder)."""
         self._total.add(r)
 
+    def _host_key(self, values):
+        where = self.group_by.index("host")
+        if len(self.group_by) == 1:
+            return lambda r: values(r).lower()
+
+        def key(r):
+            found = values(r)
+            return found[:where] + (found[where].lower(),) + found[where + 1:]
+        return key
+
     def _add_to_group(self, r):
         key = self._key(r)
         usage = self.groups.get(key)
         if usage is None:
             usage = self.groups[key] = Usage()
+            if "host" in self.group_by:
+                self.labels[key] = self._label(r)
         usage.add(r)
 
     @property
@@ -354,7 +451,9 @@ class Summary:
     def rows(self):
         """[(dict key -> value, Usage)] sorted as Grid Engine sorts them."""
         single = len(self.group_by) == 1
-        items = [((key,) if single else key, usage) for key, usage in self.groups.items()]
+        label = self.labels.get
+        items = [((label(key, key),) if single else label(key, key), usage)
+                 for key, usage in self.groups.items()]
 
         def order(item):
             return tuple(v.lower() if k == "host" else v

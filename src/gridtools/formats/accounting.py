@@ -6,12 +6,19 @@ by colons, in the order of ``FIELDS``. A new file starts with ``HEADER``
 line; ``parse`` turns a line back into a typed dict (int, float or str per
 field, see ``KINDS``); ``read`` iterates over the records of a file.
 
-Grid Engine writes colons inside values unchanged, which shifts every later
-field for a reader that splits on colons. ``render`` never does that: a colon
-or line break inside a string value becomes ``_`` or a blank, so every line
-written here has exactly 45 fields. ``parse`` still accepts lines from Grid
-Engine with surplus colons and gives the surplus to the category field, the
-only free-text field that can hold them.
+Grid Engine reads the fields by position and ignores what follows
+ar_submission_time (later versions append fields). It writes colons inside
+values unchanged, which shifts every later field for such a reader.
+``render`` never does that: a colon or line break inside a string value
+becomes ``_`` or a blank, so every line written here has exactly 45 fields.
+``parse`` reads a longer line by position as Grid Engine does; only when the
+fields from iow on then do not hold numbers where numbers belong, and giving
+the surplus pieces to the category (the one free-text field that a time
+request like ``h_rt=1:00:00`` puts colons in) makes them do so, is the line
+read that way instead.
+
+``read`` holds at most ``LONGEST_LINE`` bytes of a line: a longer one is a
+damaged entry; see ``read``.
 
 ``category(owner, requests)`` builds the category field, Grid Engine's
 summary of a job's requests (``-U arusers -u alice -l h_rt=600 -pe smp 2``).
@@ -120,6 +127,25 @@ def _fold_category(parts):
     return parts[:_CATEGORY] + [":".join(parts[_CATEGORY:end])] + parts[end:]
 
 
+def _typed(parts):
+    record = {}
+    for (name, kind), raw in zip(_LAYOUT, parts):
+        record[name] = raw if kind == _S else _number(kind, raw, name)
+    return record
+
+
+def _parse_long(parts):
+    """A line with surplus fields: by position (what follows ar_submission_time
+    ignored), or, when that does not read, with the surplus in the category."""
+    try:
+        return _typed(parts[:len(FIELDS)])
+    except SyntaxProblem as err:
+        try:
+            return _typed(_fold_category(parts))
+        except SyntaxProblem:
+            raise err from None
+
+
 def _number(kind, raw, name):
     try:
         return int(raw) if kind == _I else float(raw)
@@ -137,13 +163,11 @@ def _number(kind, raw, name):
 def _parse_slow(parts):
     count = len(parts)
     if count > len(FIELDS):
-        parts = _fold_category(parts)
-    elif count < MIN_FIELDS:
+        return _parse_long(parts)
+    if count < MIN_FIELDS:
         raise SyntaxProblem(
             f"accounting record has {count} fields, expected {len(FIELDS)}")
-    record = {}
-    for (name, kind), raw in zip(_LAYOUT, parts):
-        record[name] = raw if kind == _S else _number(kind, raw, name)
+    record = _typed(parts)
     for name in FIELDS[count:]:
         record[name] = default(name)
     return record
@@ -188,16 +212,27 @@ def parser(fields=None):
     return parse_some
 
 
+# The longest line read (in characters, with its line end): a longer one is a
+# damaged entry. Grid Engine reads at most 4 KB (fgets in classic qacct) or
+# 20 KB (Open Cluster Scheduler) of a line; gridtools writes far less.
+LONGEST_LINE = 64 * 1024
+# Characters of one line read without finding its end after which reading stops
+# (raising linereader.Unending): a file with no line end, such as /dev/zero,
+# would otherwise be read for ever.
+GIVE_UP = 256 * 1024 * 1024
+
+
 def _lines(source):
+    from gridtools.formats import linereader
     if hasattr(source, "readline"):
-        yield from source
+        yield from linereader.forward(source, LONGEST_LINE, GIVE_UP)
         return
-    with open(source, encoding="utf-8", errors="surrogateescape") as stream:
-        yield from stream
+    with open(source, encoding="utf-8", errors="surrogateescape", newline="\n") as stream:
+        yield from linereader.forward(stream, LONGEST_LINE, GIVE_UP)
 
 
 def read(source, select=None, on_error=None, fields=None):
-    """Iterate over the records of an accounting file (a path or a text stream).
+    """Iterate over the records of an accounting file (a path or a stream).
 
     Comment lines (``#``) and lines of one character or less are skipped.
     ``select(parts)``, if given, sees the raw colon-split strings of a line
@@ -206,11 +241,20 @@ def read(source, select=None, on_error=None, fields=None):
     skipped; ``on_error(line_number, error)`` is called for it if given. A
     last line without its newline is a record still being written: it is
     used only when it is complete, and skipped silently otherwise.
+
+    The file is read with bounded memory: a line longer than ``LONGEST_LINE``
+    is skipped as one that cannot be parsed (read on to its end, not kept),
+    and ``linereader.Unending`` is raised after ``GIVE_UP`` characters of one line
+    without its end.
     """
     parse_line = parser(fields)
     number = 0
     for line in _lines(source):
         number += 1
+        if line is None:
+            if on_error is not None:
+                on_error(number, SyntaxProblem(f"line longer than {LONGEST_LINE} bytes"))
+            continue
         if line[0] == "#" or len(line.strip()) <= 1:
             continue
         complete = line.endswith("\n")

@@ -9,7 +9,9 @@
 Reads the history file the daemon appends a job's final ad to when it
 leaves the queue (``spool/history`` and its rotations, ``history.<time>`` as
 ``spool.rotation`` names them, and ``history.old``, the one rotation of older
-cells; see daemon.history), newest first unless ``-forwards``. ``-epochs`` reads
+cells; see daemon.history), newest first unless ``-forwards``: each file is
+read from its end backwards, lazily, so that the scan reads only what it
+looks at (historyfile.scan). ``-epochs`` reads
 the job epoch history instead (``spool/epoch_history`` and its rotations): an ad
 per run of a job. ``-search PATH`` reads PATH and its rotations (as HTCondor's:
 the files of PATH's folder named PATH's base name, a dot and a time), ``-file``
@@ -302,59 +304,29 @@ def _is_cell_history(path):
 
 
 def banner_kind(line):
-    """The kind of ad a banner line closes (HTCondor's: the word before its first
-    ``name=value`` when there is one, ``JOB`` when not; None for a banner without one)."""
-    head = line.lstrip("*").split("=", 1)
-    if len(head) < 2:
-        return None
-    words = head[0].split()
-    return words[0].upper() if len(words) > 1 else "JOB"
+    """The kind of ad a banner line closes (see historyfile.banner_kind)."""
+    from gridtools.cli.condor.historyfile import banner_kind as kind
+    return kind(line)
 
 
 def read_ads(paths, named=False, kind=None):
-    """The ads of history files, oldest first (``kind``: only those whose banner says
-    that kind, or says none). The cell's files may not exist yet; a file ``named``
-    by -file or found by -search must open (HTCondor's words, exit 1)."""
-    from gridtools.classad import parse_ad
-    found = []
-    for path in paths:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError as exc:
-            if named:
-                raise GridError(f"Error opening history file {path}: {exc.strerror}", 1) from None
-            if isinstance(exc, FileNotFoundError):
-                continue
-            raise InputError(f"Error: cannot read history file {path}: {exc.strerror}") from None
-        block = []
-        for line in text.splitlines():
-            if line.startswith("*** "):
-                if block and (kind is None or banner_kind(line) in (None, kind)):
-                    found.append(_record(block, parse_ad))
-                block = []
-            elif line.strip():
-                block.append(line)
-    return found
+    """The ads of history files, oldest first, as a list (see historyfile.scan)."""
+    from gridtools.cli.condor.historyfile import read_ads as read
+    return read(paths, named, kind)
 
 
-def _record(block, parse_ad):
-    """The ad of one history record's lines; a line that is no ``Name = expression`` (a
-    record an older version wrote, a file edited by hand) is left out, so that one bad
-    record does not keep every user from the history."""
-    from gridtools.classad import ClassAd, ClassAdSyntaxError
-    try:
-        return parse_ad("\n".join(block))
-    except ClassAdSyntaxError:
-        pass
-    good = []
-    for line in block:
-        try:
-            parse_ad(line)
-        except ClassAdSyntaxError:
-            continue
-        good.append(line)
-    return parse_ad("\n".join(good)) if good else ClassAd()
+def scan_ads(opts):
+    """The ads of the history files ``opts`` names, in the order of the scan (newest
+    first unless -forwards), read lazily from the end of the newest file (see
+    historyfile.scan), with the private attributes their reader may see."""
+    from gridtools.cli.condor.historyfile import scan
+    named = opts.file or opts.search
+    ads = scan(history_files(opts), named=named is not None,
+               kind="EPOCH" if opts.epochs else "JOB", forwards=opts.forwards)
+    folder = own_file(opts.epochs) + ".private" if named is None else _is_cell_history(named)
+    if folder is None:
+        return ads
+    return with_private(ads, folder)
 
 
 def log_ads(opts):
@@ -399,11 +371,9 @@ def _uid_of(name, known):
     return known[name]
 
 
-def join_private(ads, folder):
-    """Lay the private attributes the caller may read (the records of ``folder``) over
-    the ads of their jobs (by GlobalJobId, which names one run of one proc). A user
-    may rewrite their own file: its records are laid over the ads of that user's jobs
-    only."""
+def private_records(folder):
+    """{GlobalJobId: (uid, record)} of the private records the caller may read (the
+    records of ``folder``)."""
     by_id = {}
     for uid, path in private_files(folder):
         try:
@@ -414,7 +384,17 @@ def join_private(ads, folder):
             key = record.eval("GlobalJobId")
             if isinstance(key, str):
                 by_id[key] = (uid, record)
+    return by_id
+
+
+def with_private(ads, folder):
+    """The ads ``ads`` with the private attributes the caller may read (the records of
+    ``folder``) laid over those of their jobs (by GlobalJobId, which names one run of
+    one proc), one at a time. A user may rewrite their own file: its records are laid
+    over the ads of that user's jobs only."""
+    by_id = private_records(folder)
     if not by_id:
+        yield from ads
         return
     known = {}
     for ad in ads:
@@ -423,6 +403,14 @@ def join_private(ads, folder):
             for name in record:
                 if name not in ("ClusterId", "ProcId", "GlobalJobId"):
                     ad[name] = record.lookup(name)
+        yield ad
+
+
+def join_private(ads, folder):
+    """Lay the private attributes the caller may read over the ads of the list ``ads``
+    (see with_private)."""
+    for _ad in with_private(ads, folder):
+        pass
 
 
 def _compiled(sel):
@@ -446,11 +434,19 @@ def _query_text(sel):
 
 
 def select(opts, ads):
+    """The ads of the list ``ads`` (oldest first) the options choose (see select_scanned)."""
+    return select_scanned(opts, ads if opts.forwards else reversed(ads))
+
+
+def select_scanned(opts, ads):
+    """The ads the options choose of ``ads``, given in the order of the scan: the scan
+    stops (reading no further) at -scanlimit, at the ad of -since, or once -limit ads
+    are chosen."""
     sel = opts.selection
     exprs = _compiled(sel) if sel.constraints else []
     stop = _stop_test(opts)
     chosen = []
-    for scanned, ad in enumerate(ads if opts.forwards else reversed(ads)):
+    for scanned, ad in enumerate(ads):
         if (opts.scanlimit and scanned >= opts.scanlimit) or (stop is not None and stop(ad)):
             break
         cluster, proc, owner = ad.eval("ClusterId"), ad.eval("ProcId"), ad.eval("Owner")
@@ -571,20 +567,15 @@ def main(argv, prog="condor_history"):
             sys.stdout.write(USAGE)
             return 0
         if opts.userlog is not None:
-            ads = log_ads(opts)
+            ads = select(opts, log_ads(opts))
         else:
-            named = opts.file or opts.search
+            from gridtools.cli.condor.historyfile import OpenError
             try:
-                ads = read_ads(history_files(opts), named=named is not None,
-                               kind="EPOCH" if opts.epochs else "JOB")
-            except GridError:
+                ads = select_scanned(opts, scan_ads(opts))
+            except OpenError:
                 if opts.view == "table":        # HTCondor prints the heading before it opens
                     sys.stdout.write(_default_table(opts, []))
                 raise
-            folder = own_file(opts.epochs) + ".private" if named is None else _is_cell_history(named)
-            if folder is not None:
-                join_private(ads, folder)
-        ads = select(opts, ads)
         if opts.view in ("long", "json", "jsonl", "xml"):
             from gridtools.cli.condor.formatting import projected
             ads = projected(ads, opts.attributes)

@@ -13,10 +13,11 @@ import time
 
 from gridtools import cell
 from gridtools.accounting import report
-from gridtools.accounting.qacct import (Selection, Summary, parse_date_time,
-                                        parse_resource_list, parse_task_ranges,
-                                        queue_pattern, time_window)
-from gridtools.errors import InputError, UsageError
+from gridtools.accounting.qacct import (Selection, Summary, is_queue_domain,
+                                        parse_date_time, parse_resource_list,
+                                        parse_task_ranges, queue_pattern,
+                                        scan_unsigned, time_window)
+from gridtools.errors import InputError, Lines, UsageError
 from gridtools.formats.accounting import read
 
 USAGE = """\
@@ -49,6 +50,8 @@ usage: qacct [options]
 """
 
 NO_JOBS = "no jobs running since startup"
+# MSG_QINSTANCE_NOQUEUES: a -q queue domain that names no queue instance.
+NO_QUEUES = "No queues remaining after -q queue selection"
 
 # option -> (grouping key, Selection attribute) for options whose value
 # selects records and whose absence of a value groups the summary.
@@ -59,7 +62,6 @@ _GROUPING = {
     "-pe": ("pe", "pe"), "-A": ("account", "account"),
     "-slots": ("slots", "slots"), "-ar": ("ar", "ar"),
 }
-_NUMBER_KEYS = ("slots", "ar")
 
 
 class _Help(Exception):
@@ -80,6 +82,7 @@ class Options:
         self.jobs = None        # None, "all" (bare -j) or "one" (id or name)
         self.days = self.begin = self.end = None
         self.file = None
+        self.queue_refs = []    # the -q arguments, as given
 
 
 class _Words:
@@ -107,17 +110,27 @@ class _Words:
 
 
 def _unsigned(text, what):
-    if not text.isdigit():
+    """A number of ASCII digits (``²`` is none: int() would refuse it)."""
+    if not (text.isascii() and text.isdigit()):
         raise UsageError(f"ERROR! invalid {what}: {text}", exit_code=1)
     return int(text)
 
 
+def _scanned(text, what):
+    """The number sscanf("%u") reads from ``text``, as Grid Engine reads -d and -ar."""
+    value = scan_unsigned(text)
+    if value is None:
+        raise UsageError(f"ERROR! invalid {what}: {text}", exit_code=1)
+    return value
+
+
 def _group_name(text):
-    if not text.isdigit():
+    gid = scan_unsigned(text)
+    if gid is None:
         return text
     import grp
     try:
-        return grp.getgrgid(int(text)).gr_name
+        return grp.getgrgid(gid).gr_name
     except (KeyError, OverflowError):
         return text
 
@@ -127,9 +140,12 @@ def _grouping_option(opts, option, value):
     if value is None:
         opts.flags.add(key)
         return
-    if key in _NUMBER_KEYS:
-        what = "advance reservation id" if key == "ar" else "number of slots"
-        value = _unsigned(value, what)
+    if key == "ar":
+        value = _scanned(value, "advance reservation id")
+        if not value:
+            return
+    elif key == "slots":
+        value = _unsigned(value, "number of slots")
         if not value:
             return
     elif key == "group":
@@ -142,14 +158,14 @@ def _queue_option(opts, value):
     opts.flags.add("queue")
     if value is not None:
         opts.flags.add("host")
-        opts.sel.queues.append(queue_pattern(value))
+        opts.queue_refs.append(value)
 
 
 def _job_option(opts, value):
     if value is None:
         opts.jobs = "all"
-    elif value.isdigit():
-        opts.jobs, opts.sel.job_id = "one", int(value)
+    elif scan_unsigned(value) is not None:     # as sscanf("%u") reads it: 2x is job 2
+        opts.jobs, opts.sel.job_id = "one", scan_unsigned(value)
     else:
         opts.jobs, opts.sel.job_name = "one", value
 
@@ -166,12 +182,13 @@ def _task_option(opts, words):
 
 def _time_option(opts, option, value, now):
     if option == "-d":
-        opts.days = _unsigned(value, "number of days")
+        opts.days = _scanned(value, "number of days")
         return
     try:
         stamp = parse_date_time(value, now)
     except InputError as err:
-        raise UsageError(f"ERROR! {err}", exit_code=1) from None
+        # Grid Engine prints a blank line, its message, then the usage
+        raise UsageError(Lines(f"\n{err}"), exit_code=1) from None
     if option == "-b":
         opts.begin = stamp
     else:
@@ -221,7 +238,23 @@ def parse_args(argv, now):
     if opts.sel.tasks and opts.jobs != "one":
         raise UsageError("error: -t option requires -j option", exit_code=1)
     opts.sel.begin, opts.sel.end = time_window(opts.begin, opts.end, opts.days, now)
+    if not any(is_queue_domain(text) for text in opts.queue_refs):
+        opts.sel.queues = [queue_pattern(text) for text in opts.queue_refs]
     return opts
+
+
+def _resolve_queue_domains(opts):
+    """With a queue domain among the -q arguments, every one is resolved to the queue
+    instances the cell's configuration (etc/queues, etc/hostgroups) defines, as Grid
+    Engine's qacct asks qmaster; False when none is left."""
+    if not any(is_queue_domain(text) for text in opts.queue_refs):
+        return True
+    from gridtools.accounting.qacct import resolve_queue_refs
+    from gridtools.cli.sge.qacct_queues import cell_queues
+    cqueues, groups = cell_queues()
+    opts.sel.queues = [name.replace("[", "[[]") for name in
+                       resolve_queue_refs(opts.queue_refs, cqueues, groups)]
+    return bool(opts.sel.queues)
 
 
 def _not_found(sel):
@@ -249,6 +282,10 @@ def _scan(opts, source):
     for record in read(source, sel.prefilter(), _invalid_line, fields):
         if check and not sel.matches(record):
             continue
+        if not found and "host" in opts.fixed:
+            # the host as the records name it, however -h spelt it (Grid Engine
+            # shows the resolved name)
+            opts.fixed["host"] = record["hostname"]
         found = True
         if opts.jobs:
             out.write(report.job_block(record))
@@ -257,13 +294,20 @@ def _scan(opts, source):
 
 
 def _run(opts):
+    from gridtools.formats.linereader import Unending
     path = opts.file or cell.spool("accounting")
     if path != "-" and not os.path.exists(path):
         sys.stderr.write(f"{path}: {os.strerror(errno.ENOENT)}\n")
         sys.stdout.write(NO_JOBS + "\n")
         return 1
     try:
-        found, summary = _scan(opts, sys.stdin if path == "-" else path)
+        if not _resolve_queue_domains(opts):
+            sys.stderr.write(NO_QUEUES + "\n")
+            return 1
+        found, summary = _scan(opts, sys.stdin.buffer if path == "-" else path)
+    except Unending as err:
+        sys.stderr.write(f"error: {path}: {err}: stopped reading\n")
+        return 1
     except OSError as err:
         if err is getattr(sys.stdout, "lost", None):
             raise       # the report could not be written: a closed pipe, a full disk
