@@ -28,6 +28,9 @@ def test_every_address_of_a_long_mail_list_is_mailed(cell, users, workdir):
     assert sent == sorted(addresses)
     messages = open(os.path.join(cell.root, "spool", "messages")).read()
     assert "no mail to v" not in messages
+    # (eight start at once: only the two beyond them are said to wait)
+    assert sorted(line.split("mail to ")[1].split()[0] for line in messages.splitlines()
+                  if f"job {job}: mail to v" in line and " waits: " in line) == ["v10@example.org", "v9@example.org"]
 
 
 def test_a_mail_list_too_long_for_execd_is_cut_with_a_message(cell, users, workdir):

@@ -411,7 +411,7 @@ def mail(state, label, owner, mailer, subject, body, addresses, together=False):
     uid = int(owner.get("uid", os.getuid()))
     for group in ([good] if together and good else [[a] for a in good]):
         _queue(uid, (state.log, label, [mailer, "-s", subject, *group], body, owner))
-    _start_waiting(uid)
+        _start_waiting(uid)             # (so that only a mail that does wait is said to)
 
 
 def _queue(uid, item):
@@ -421,7 +421,7 @@ def _queue(uid, item):
         log(f"W|{label}: no mail to {' '.join(argv[3:])} ({argv[2]}): "
             f"{len(waiting)} mails of its user wait for a mailer already")
         return
-    if waiting or _running(uid) >= MOST_RUNNING:
+    if _running(uid) >= MOST_RUNNING:
         log(f"I|{label}: mail to {' '.join(argv[3:])} waits: {MOST_RUNNING} mailers of its user run ({argv[2]})")
     waiting.append(item)
 
