@@ -111,17 +111,16 @@ def test_missing_arguments(shared, workdir):
     refused(shared.qsub("-@", cwd=workdir), 2, "qsub: -@ option must have file argument")
 
 
-def test_a_script_name_with_a_nul_from_an_option_file_is_no_such_file(shared, workdir):
+def test_an_option_file_with_a_nul_byte_is_refused_without_echoing_it(shared, workdir):
     """A NUL byte cannot reach qsub through its command line, but an option file can
-    hold one: the script it names is a file that cannot exist, refused in qsub's words
-    (exit 14), no traceback, nothing queued."""
+    hold one: the file is not text, refused in one short line that does not echo it
+    (exit 1), no traceback, nothing queued."""
     path = os.path.join(workdir, "opts")
     with open(path, "wb") as fh:
         fh.write(b"-N x a\x00b\n")
     before = spool_digest(shared)
     proc = shared.qsub("-@", path, cwd=workdir)
-    refused(proc, 14, "Unable to read script file because of error: error opening a\\x00b: "
-                      "No such file or directory")
+    refused(proc, 1, f"error reading {path}: not a text file (it holds a NUL byte)")
     assert not fuzzing.changed(before, spool_digest(shared))
 
 

@@ -370,14 +370,17 @@ def test_a_request_file_another_user_planted_is_not_read(cell, workdir, users):
     for who in (users[0], None):                        # gtalice, then root
         proc = cell.run("qsub", "-h", "-b", "y", "true", user=who, cwd=shared)
         assert proc.returncode == 0 and '("true") has been submitted' in proc.stdout, proc.stdout
-        assert proc.stderr == (f"warning: {planted} not read: only a file of your own (or root's) that no one "
-                               "else may write, reached without a link, is\n")
+        assert proc.stderr == (f"warning: {planted} not read: it must be a file of your own (or root's) that "
+                               "no one else may write, reached only through links of your own (or root's) "
+                               "in folders no one else may change\n")
     os.unlink(planted)
-    os.symlink(os.path.join(workdir, "elsewhere"), planted)   # (a link, even to root's own file)
+    os.symlink(os.path.join(workdir, "elsewhere"), planted)   # (root's link to root's own file)
     with open(os.path.join(workdir, "elsewhere"), "w") as fh:
         fh.write("-N linked\n")
     proc = cell.run("qsub", "-h", "-b", "y", "true", cwd=shared)
-    assert '("true")' in proc.stdout and "not read" in proc.stderr
+    assert '("linked")' in proc.stdout and proc.stderr == ""
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=shared)
+    assert '("linked")' in proc.stdout and proc.stderr == ""
     os.unlink(planted)
     mine = os.path.join(workdir, "mine")
     cell.run("mkdir", mine, user=users[0], check=True)

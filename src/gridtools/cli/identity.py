@@ -28,5 +28,6 @@ def submitter(cwd):
     # is not set is not passed on
     values = ((name, ospaths.getenv(name)) for name in _PASSED)
     sge_o = {name: value for name, value in values if value is not None}
-    sge_o.update(WORKDIR=cwd, HOST=host)
+    # SGE_O_HOST: $HOST when set (csh and tcsh set it), as Grid Engine's job_initialize_env
+    sge_o.update(WORKDIR=cwd, HOST=ospaths.getenv("HOST", host))
     return {"owner": owner, "uid": uid, "gid": posix.getgid(), "sge_o": sge_o, "submit_host": host}

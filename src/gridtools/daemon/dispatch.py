@@ -345,7 +345,8 @@ def _task_context(job, number, granted, q, gconf, pe=""):
     spec = job.spec
     queue_name, host = granted[0][0], granted[0][1]
     home, login_shell = _account(spec["owner"])
-    cwd = plan_mod.apply_aliases(spec.get("cwd") or home, spec.get("aliases"), host)
+    # path aliasing only with -cwd/-wd: without, the job runs in the owner's home (sge_aliases(5))
+    cwd = plan_mod.apply_aliases(spec["cwd"], spec.get("aliases"), host) if spec.get("cwd") else home
     is_array = bool(spec.get("tasks"))
     pseudo = {"HOME": home, "USER": spec["owner"], "JOB_ID": str(job.id), "JOB_NAME": spec["name"],
               "HOSTNAME": host, "TASK_ID": str(number) if is_array else "undefined"}

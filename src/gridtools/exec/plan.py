@@ -22,12 +22,52 @@ LIMITS = ("s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data", "h_d
           "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss", "s_vmem", "h_vmem")
 
 
+#: the pseudo variables of an output path, in the order Grid Engine's expand_path tries them
+PSEUDO = ("HOME", "JOB_ID", "TASK_ID", "JOB_NAME", "USER", "HOSTNAME")
+
+
 def expand_pseudo(path, values):
-    """Replace ``$HOME $USER $JOB_ID $JOB_NAME $HOSTNAME $TASK_ID`` in an output path."""
-    for name in ("$JOB_NAME", "$JOB_ID", "$TASK_ID", "$HOSTNAME", "$HOME", "$USER"):
-        if name in path:
-            path = path.replace(name, values[name[1:]])
-    return path
+    """An output path (-o, -e, -i, -S) as Grid Engine's expand_path makes it: a leading
+    ``~`` or ``~user`` is the job owner's (``values["HOME"]``) or that user's home, then
+    ``$HOME $JOB_ID $TASK_ID $JOB_NAME $USER $HOSTNAME`` are replaced in one pass, left
+    to right; ``$TASK_ID`` stays as written in a job that is no array (its TASK_ID in
+    ``values`` is "undefined"). A ``~user`` only names a path: the file is still opened
+    with the job owner's rights (``jobproc.resolve_streams``)."""
+    path = _expand_tilde(path, values["HOME"])
+    if "$" not in path:
+        return path
+    out, i = [], 0
+    while True:
+        j = path.find("$", i)
+        if j < 0:
+            break
+        out.append(path[i:j])
+        for name in PSEUDO:
+            value = values.get(name)
+            if path.startswith(name, j + 1) and not (name == "TASK_ID" and value in (None, "undefined")):
+                out.append(value)
+                i = j + 1 + len(name)
+                break
+        else:
+            out.append("$")
+            i = j + 1
+    out.append(path[i:])
+    return "".join(out)
+
+
+def _expand_tilde(path, home):
+    """``path`` with a leading ``~`` (the job owner's ``home``) or ``~user`` (that user's
+    home, from the password database) expanded; as written when the user is unknown."""
+    if not path.startswith("~"):
+        return path
+    name, slash, rest = path[1:].partition("/")
+    if name:
+        import pwd
+        try:
+            home = pwd.getpwnam(name).pw_dir
+        except (KeyError, ValueError):
+            return path
+    return home.rstrip("/") + "/" + rest if slash or not home.rstrip("/") else home
 
 
 def _pick_path(path_list, host):

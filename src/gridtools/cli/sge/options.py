@@ -64,6 +64,8 @@ class Context:
         self.seen = []            # option names in the order met (qalter uses them)
         self.unknown = []         # qsub: options Grid Engine's parser takes and qsub does not
         self.in_file = None       # set while reading a request file or directives
+        self.source = "cmdline"   # which source is being read: "defaults", "script", "cmdline"
+        self.queues_from = None   # the source whose -q the request holds (see _apply_q)
 
     @property
     def env(self):
@@ -122,11 +124,19 @@ def _queue_list(text, opt):
 
 
 def _apply_q(req, args, ctx):
+    """-q: a union within one source; the first -q of a higher source (directives over
+    request files, the command line over both) discards every -q, hard and soft, of
+    the lower ones (sge_request(5), as Grid Engine's opt_list_merge_command_lines)."""
+    if ctx.queues_from != ctx.source:
+        req["queues"] = {"hard": [], "soft": []}
+        ctx.queues_from = ctx.source
     req["queues"]["soft" if ctx.soft else "hard"].extend(_queue_list(args[0], "-q"))
 
 
 def _apply_masterq(req, args, ctx):
-    req["masterq"] = _queue_list(args[0], "-masterq")
+    """-masterq: every one given adds to the list (as Grid Engine's parse_list_hardsoft)."""
+    found = _queue_list(args[0], "-masterq")
+    req["masterq"] = req["masterq"] + [q for q in found if q not in req["masterq"]]
 
 
 def parse_slot_ranges(text, what="job"):
@@ -174,7 +184,7 @@ def _apply_hold_jid(field):
         opt = "-" + field
         kind = "jid_hold_ad" if field.endswith("_ad") else "jid_hold"
         ids = parse_names(args[0], f'Wrong {kind} list format "{args[0]}" specified to {opt} option')
-        req[field] = req[field] + [i for i in ids if i not in req[field]]
+        req[field] = list(dict.fromkeys(req[field] + ids))
     return apply
 
 
@@ -230,7 +240,7 @@ def _apply_jsv(req, args, ctx):
 
 
 def _apply_S(req, args, ctx):
-    req["shell"] = parse_path_list(args[0], "-S")
+    req["shell"] = merge_per_host(req.get("shell") or [], parse_path_list(args[0], "-S"))
 
 
 def _apply_binding(req, args, ctx):
@@ -238,9 +248,20 @@ def _apply_binding(req, args, ctx):
 
 
 def _path_opt(field, opt):
+    """-o, -e, -i, -S: ``[host:]path`` lists merged per host (as Grid Engine's
+    FLG_LIST_MERGE): a later entry for a host (or for none) replaces the one before."""
     def apply(req, args, ctx):
-        req[field] = parse_path_list(args[0], opt)
+        req[field] = merge_per_host(req.get(field) or [], parse_path_list(args[0], opt))
     return apply
+
+
+def merge_per_host(old, new):
+    """``old`` [[host, path], ...] with the entries of ``new`` merged in by host."""
+    if not old:
+        return new
+    merged = {host: path for host, path in old}
+    merged.update((host, path) for host, path in new)
+    return [[host, path] for host, path in merged.items()]
 
 
 def _sync(opt, text):
@@ -333,10 +354,10 @@ PARSER_ONLY = {"-uall": 0, "-explain": 0, "-xml": 0, "-inherit": 0, "-cell": 1, 
 UNKNOWN_OPTION_EXIT = 5
 
 
-def arity(word, rest):
-    """How many argument words option ``word`` takes when ``rest`` follows it
+def arity(word, rest, at=0):
+    """How many argument words option ``word`` takes when ``rest[at:]`` follows it
     (-binding takes a type word first when one is given)."""
-    if word == "-binding" and rest[:1] and rest[0] in BINDING_TYPES:
+    if word == "-binding" and at < len(rest) and rest[at] in BINDING_TYPES:
         return 2
     return OPTIONS[word][0]
 
@@ -380,7 +401,7 @@ def parse(words, req, ctx, allowed=("all", "submit", "cli"), stop_at_arg=True):
         foreign = "cli" in allowed and (word in PARSER_ONLY or (entry is not None and word in FOREIGN))
         if not foreign and (entry is None or entry[2] not in allowed):
             raise UsageError(f'invalid option argument "{word}"')
-        nargs = arity(word, words[i + 1:]) if entry is not None else PARSER_ONLY[word]
+        nargs = arity(word, words, i + 1) if entry is not None else PARSER_ONLY[word]
         if i + nargs > n - 1:
             raise UsageError(f"{word} option must have argument")
         args = words[i + 1:i + 1 + nargs]

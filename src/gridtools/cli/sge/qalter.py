@@ -105,7 +105,7 @@ def parse_args(argv, cwd=None):
             p.job_words.append(word)
             i += 1
             continue
-        i += 1 + _option(p, word, words[i + 1:])
+        i += 1 + _option(p, word, words, i + 1)
     return p
 
 
@@ -116,32 +116,33 @@ def _option_file(words, i):
     return read_option_file(words[i + 1], missing_ok=False)
 
 
-def _option(p, word, rest):
-    """Apply one option; returns how many argument words it took."""
+def _option(p, word, words, at):
+    """Apply one option, ``words[at:]`` following it (not copied: a long option file
+    is read in linear time); returns how many argument words it took."""
     if word == "-h":
-        _need(word, rest, 1)
-        _hold_letters(p, rest[0])
+        _need(word, words, at, 1)
+        _hold_letters(p, words[at])
         return 1
     if word in CONTEXT_OPS:
-        _need(word, rest, 1)
-        _context(p, CONTEXT_OPS[word], rest[0])
+        _need(word, words, at, 1)
+        _context(p, CONTEXT_OPS[word], words[at])
         return 1
     entry = options.OPTIONS.get(word)
     if entry is None or entry[2] not in ("all", "alter") or word in NOT_FOR_QALTER:
         raise UsageError(f'invalid option argument "{word}"')
-    count = options.arity(word, rest)
-    _need(word, rest, count)
+    count = options.arity(word, words, at)
+    _need(word, words, at, count)
     if word in PART_OF:
         p.parts.append((PART_OF[word], "soft" if p.ctx.soft else "hard"))
-    options.parse([word] + rest[:count], p.req, p.ctx, allowed=("all", "alter"), stop_at_arg=False)
+    options.parse([word] + words[at:at + count], p.req, p.ctx, allowed=("all", "alter"), stop_at_arg=False)
     if word == "-w":
         p.verify = p.req["verify"]
     p.fields.extend(f for f in FIELDS_OF.get(word, ()) if f not in p.fields)
     return count
 
 
-def _need(word, rest, count):
-    if len(rest) < count:
+def _need(word, words, at, count):
+    if len(words) - at < count:
         raise UsageError(f"{word} option must have argument")
 
 

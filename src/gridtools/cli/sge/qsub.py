@@ -60,7 +60,15 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
     probe = options.fresh_request()
     probe["binary"] = binary
     rest = options.parse(list(argv), probe, probe_ctx, allowed=allowed)
-    binary = probe["binary"]
+    req = options.fresh_request()
+    req["binary"] = binary
+    ctx = options.Context(prog, cwd)
+    ctx.source = "defaults"
+    options.parse(submit.default_request_words(cwd), req, ctx, allowed=in_files or allowed, stop_at_arg=False)
+    ctx.soft = False
+    # as Grid Engine's qsub: -b y of the request files makes the command a binary unless
+    # the command line gives -b
+    binary = probe["binary"] if "-b" in probe_ctx.seen or prog != "qsub" else req["binary"]
     prefix = probe_ctx.client.get("prefix", "#$")
     script = None
     directives = []
@@ -71,14 +79,10 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
         script = submit.read_script(rest[0] if rest else None, stdin)
         text = script.decode("utf-8", "replace")
         directives = _without_prefix_option(script_directives(text, prefix))
-    req = options.fresh_request()
-    req["binary"] = binary
-    ctx = options.Context(prog, cwd)
-    options.parse(submit.default_request_words(cwd), req, ctx, allowed=in_files or allowed, stop_at_arg=False)
-    ctx.soft = False
     if preset is not None:
         preset(req)
     if directives:
+        ctx.source = "script"
         left = options.parse(directives, req, ctx, allowed=allowed)
         if left:
             raise UsageError(f'invalid option argument "{left[0]}" in script directive')
@@ -87,7 +91,13 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
     # only from the command line (Nextflow writes "#$ -terse" into every job script)
     ctx.client.pop("terse", None)
     ctx.client.pop("prefix", None)
+    ctx.source = "cmdline"
     options.parse(list(argv), req, ctx, allowed=allowed)
+    if req["binary"] and not binary:    # (only a directive can have set it)
+        raise submit.Rejected("the -b option cannot be embedded in the script file itself: "
+                              "give -b y on the command line")
+    if binary and prog == "qsub":
+        req["binary"] = True            # (a -clear after the request files' -b y keeps the command)
     if prog == "qsub":
         options.refuse_unknown(ctx)
     if req.get("ar") and "-w" not in ctx.seen[_last_clear(ctx.seen):]:

@@ -71,6 +71,19 @@ def path_aliases(cwd, submit_host):
     return stored
 
 
+def alias_path(path, aliases, host):
+    """``path`` aliased by the ``aliases`` entries whose exec host is ``*`` or ``host`` (as
+    Grid Engine aliases SGE_O_WORKDIR on the submit host; the execution host's aliasing
+    is ``exec.plan.apply_aliases``)."""
+    for src, exec_host, dest in aliases:
+        if not wildcards.match(host, exec_host, fold=True) or not (path + "/").startswith(src):
+            continue
+        path = (dest + (path + "/")[len(src):]).replace("//", "/")
+        if len(path) > 1:
+            path = path.rstrip("/")
+    return path
+
+
 # ---------------------------------------------------------------- config checks
 
 def _etc_names(folder):
@@ -407,6 +420,8 @@ def finish_spec(req, job_id, script_name, cwd, args, command=None):
     if spec.get("export_all"):
         spec["submit_env"] = exported(ospaths.environ())
     spec["aliases"] = path_aliases(cwd, spec["submit_host"])
+    if spec["aliases"]:                 # (SGE_O_WORKDIR is the aliased path, as job_initialize_env)
+        spec["sge_o"]["WORKDIR"] = alias_path(cwd, spec["aliases"], spec["submit_host"])
     if spec.get("mail_list") == []:
         spec["mail_list"] = [f"{spec['owner']}@{spec['submit_host']}"]
     return spec

@@ -1,13 +1,25 @@
 """Splitting option text into words, as Grid Engine reads request files.
 
 Used for sge_request files, ``-@`` option files and ``#$`` script
-directives: words are separated by blanks; single and double quotes group;
-a backslash escapes the next character outside single quotes; ``#`` starts
-a comment at the beginning of a word. Written out by hand because ``shlex``
-would pull ``re`` into every qsub start-up.
+directives (``option_words``, as Grid Engine's parse_script_file reads them: a
+line ends at its first ``#``, words are separated by blanks, then every quote
+character is dropped), and for sge_aliases lines (``split_words``: single and
+double quotes group, a backslash escapes the next character outside single
+quotes, ``#`` starts a comment at the beginning of a word). Written out by
+hand because ``shlex`` would pull ``re`` into every qsub start-up.
 """
 
 from gridtools.errors import InputError
+
+#: the most bytes of one option file (sge_request, ``-@`` file) read: more is refused
+MAX_OPTION_FILE = 16 * 1024 * 1024
+
+
+def option_words(line):
+    """The option words of one line of an option file or directive: cut at the first
+    ``#``, split on blanks, quotes removed (a quoted blank still separates words)."""
+    line = line.partition("#")[0]
+    return [w for w in (word.replace('"', "").replace("'", "") for word in line.split()) if w]
 
 
 def split_words(text, comments=True):
@@ -69,58 +81,144 @@ def list_words(argv, i):
 
 
 def read_option_file(path, missing_ok=True):
-    """The words of an option file (sge_request or -@ file); [] if it is missing."""
+    """The words of an option file (sge_request or -@ file); [] if it is missing.
+    Errors in Grid Engine's words (``error opening nosuch: No such file or
+    directory``); the file's contents are never echoed."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except FileNotFoundError:
+        fd = _open_read(path)
+    except FileNotFoundError as exc:
         if missing_ok:
             return []
-        raise InputError(f"can't open file {path!r}") from None
+        raise InputError(f"error opening {path}: {exc.strerror}") from None
     except OSError as exc:
-        raise InputError(f"can't read file {path!r}: {exc.strerror}") from None
+        raise InputError(f"error opening {path}: {exc.strerror}") from None
+    return _words_of(fd, path)
+
+
+def _open_read(path):
+    import posix
+    if "\0" in path:
+        raise FileNotFoundError(2, "No such file or directory")
+    return posix.open(path, posix.O_RDONLY | posix.O_NONBLOCK | posix.O_CLOEXEC)
+
+
+def _words_of(fd, path):
+    """The option words of the open file ``fd`` (closed here): at most MAX_OPTION_FILE
+    bytes of text, else one short error line."""
+    import posix
+    try:
+        chunks, size = [], 0
+        while size <= MAX_OPTION_FILE:
+            chunk = posix.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise InputError(f"error reading {path}: {exc.strerror}") from None
+    finally:
+        posix.close(fd)
+    if size > MAX_OPTION_FILE:
+        raise InputError(f"error reading {path}: larger than {MAX_OPTION_FILE >> 20} MiB, not an option file")
+    data = b"".join(chunks)
+    if b"\0" in data:
+        raise InputError(f"error reading {path}: not a text file (it holds a NUL byte)")
     words = []
-    for line in text.splitlines():
-        words.extend(split_words(line))
+    for line in data.decode("utf-8", "replace").splitlines():
+        words.extend(option_words(line))
     return words
+
+
+#: what a user's own option file must be (read_own_option_file's warning)
+_OWN_FILE_RULE = ("it must be a file of your own (or root's) that no one else may write, reached "
+                  "only through links of your own (or root's) in folders no one else may change")
 
 
 def read_own_option_file(path):
-    """The words of an option file a user keeps (``./.sge_request``, ``~/.sge_request``):
-    [] when it is missing, and when it is not a regular file of the caller's own or
-    root's, reached without a link, that nobody else may write (its group only when the
-    group is its owner's own: ``_private_group``) (another user's file
-    planted in a folder others may write would set the caller's job's options, its
-    shell say): then a warning says so. One that cannot be read is refused as
-    ``read_option_file`` refuses it."""
+    """The words of an option file a user keeps (``./.sge_request``, ``~/.sge_request``,
+    ``~/.sge_qstat``): [] when it is missing; [] with a warning unless it is (or links
+    to) a regular file of the caller's own or root's that nobody else may write (its
+    group only when the group is its owner's own: ``_private_group``), reached only
+    through links of the caller's own or root's in folders nobody else may change
+    (``_trusted_target``): another user's file or link planted in a folder others may
+    write would set the caller's job's options, its shell say. One that cannot be read
+    is refused as ``read_option_file`` refuses it."""
     import posix
     import sys
     try:
-        fd = posix.open(path, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC)
+        target = _trusted_target(path)
     except FileNotFoundError:
         return []
     except OSError as exc:
-        if exc.errno != 40:             # (ELOOP: a link, refused below)
-            raise InputError(f"can't read file {path!r}: {exc.strerror}") from None
-        fd = None
-    try:
-        st = posix.fstat(fd) if fd is not None else None
-        if st is None or st.st_mode & 0o170000 != 0o100000 or st.st_uid not in (0, posix.geteuid()) \
-                or st.st_mode & 0o002 or st.st_mode & 0o020 and not _private_group(st):
-            sys.stderr.write(f"warning: {path} not read: only a file of your own (or root's) that no one "
-                             "else may write, reached without a link, is\n")
+        raise InputError(f"error opening {path}: {exc.strerror}") from None
+    fd = None
+    if target is not None:
+        try:
+            fd = posix.open(target, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC)
+        except FileNotFoundError:
             return []
-        with open(fd, encoding="utf-8", errors="replace", closefd=False) as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise InputError(f"can't read file {path!r}: {exc.strerror}") from None
-    finally:
+        except OSError as exc:
+            if exc.errno != 40:         # (ELOOP: it became a link since: refused below)
+                raise InputError(f"error opening {path}: {exc.strerror}") from None
+    st = posix.fstat(fd) if fd is not None else None
+    if st is None or not _own_file(st):
         if fd is not None:
             posix.close(fd)
-    words = []
-    for line in text.splitlines():
-        words.extend(split_words(line))
-    return words
+        sys.stderr.write(f"warning: {path} not read: {_OWN_FILE_RULE}\n")
+        return []
+    return _words_of(fd, path)
+
+
+def _own_file(st):
+    """True when ``st`` is the status of a regular file of the caller's or root's that
+    nobody else may write."""
+    import posix
+    return (st.st_mode & 0o170000 == 0o100000 and st.st_uid in (0, posix.geteuid())
+            and not st.st_mode & 0o002 and not (st.st_mode & 0o020 and not _private_group(st)))
+
+
+#: how many links one option file's path may pass through (as the kernel's limit)
+_MAX_LINKS = 40
+
+
+def _trusted_target(path):
+    """``path`` with every link on it resolved, or None when a link on the way is not the
+    caller's or root's, or sits in a folder that someone else could change (another
+    user's, or writable by others without the sticky bit: they could replace it)."""
+    import posix
+    from gridtools import ospaths
+    parts = ospaths.abspath(path).split("/")[1:]
+    done, hops = "", 0
+    while parts:
+        name = parts.pop(0)
+        if name in ("", "."):
+            continue
+        if name == "..":
+            done = done.rpartition("/")[0]
+            continue
+        here = done + "/" + name
+        st = posix.lstat(here)
+        if st.st_mode & 0o170000 != 0o120000:
+            done = here
+            continue
+        hops += 1
+        if hops > _MAX_LINKS or st.st_uid not in (0, posix.geteuid()) or not _safe_folder(done or "/"):
+            return None
+        link = posix.readlink(here)
+        if link.startswith("/"):
+            done = ""
+        parts = link.split("/") + parts
+    return done or "/"
+
+
+def _safe_folder(folder):
+    """True when nobody but the caller and root can replace an entry of ``folder``."""
+    import posix
+    st = posix.stat(folder)
+    if st.st_uid not in (0, posix.geteuid()):
+        return False
+    others_write = st.st_mode & 0o002 or (st.st_mode & 0o020 and not _private_group(st))
+    return not others_write or bool(st.st_mode & 0o1000)
 
 
 def _private_group(st):
@@ -153,13 +251,13 @@ def read_user_option_file(name):
 def script_directives(text, prefix="#$"):
     """The option words of all lines of a job script that start with ``prefix``.
 
-    Grid Engine reads directives from the whole script; a directive line may
-    carry a trailing comment. An empty prefix (``-C ''``) disables them.
+    Grid Engine reads directives from the whole script; a directive line ends at
+    its first ``#`` (``option_words``). An empty prefix (``-C ''``) disables them.
     """
     if not prefix:
         return []
     words = []
     for line in text.splitlines():
         if line.startswith(prefix):
-            words.extend(split_words(line[len(prefix):]))
+            words.extend(option_words(line[len(prefix):]))
     return words
