@@ -48,3 +48,13 @@ def test_under_unix_behavior_a_scripts_own_interpreter_runs_it(cell, workdir):
     cell.wait_finished(jid)
     with open(os.path.join(workdir, f"job.sh.o{jid}")) as fh:
         assert fh.read() == "ran\n"
+
+
+def test_a_shell_that_cannot_take_the_jobs_environment_fails_the_job_not_the_queue(cell, workdir):
+    """The queue's shell is there, but the kernel refuses one of the job's variables
+    (over 128 KiB): the job goes into the error state, the queue others use does not."""
+    set_attr(cell, "all.q", "shell_start_mode", "posix_compliant")
+    path = _script(workdir, f"#$ -v BIG={'x' * 140000}\n")
+    jid = jid_of(cell.qsub("-cwd", path, cwd=workdir))
+    wait_state(cell, jid, "Eqw")
+    assert queue_letters(cell, Q) == ""

@@ -38,6 +38,7 @@ again at once where it ran, and any other exit holds it (the result's
 ``checkpoint_failure``), as HTCondor's starter does.
 """
 
+import errno
 import os
 import select
 import signal
@@ -579,11 +580,14 @@ class Shepherd:
 
     def _spawn_failure(self, errpipe):
         """How the job process failed before its job ran, or None. A shell the plan
-        checks (``shell_check``: the job is run by it) that cannot be executed is
-        Grid Engine's "unable to find shell", not a job that ran and exited 127."""
+        checks (``shell_check``: the job is run by it) that is not there is Grid
+        Engine's "unable to find shell" (its shepherd stats the shell first), not a job
+        that ran and exited 127; one that is there but cannot be executed (not
+        executable, the job's environment too large) is the job's failure."""
         shell_check = self.plan.get("shell_check")
         failure = jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec") or shell_check))
-        if failure and shell_check and failure["step"] == jobproc.STEP_EXEC:
+        if failure and shell_check and failure["step"] == jobproc.STEP_EXEC \
+                and failure["errno"] in (errno.ENOENT, errno.ENOTDIR):
             failure.update(code=jobproc.FAILED_SHELL, reason=f'unable to find shell "{failure["path"]}"')
             if shell_check == "queue":
                 failure["queue"] = True
