@@ -136,6 +136,7 @@ def test_a_running_job_s_disk_usage_grows_as_the_starter_measures_it_and_a_polic
     _sample_every_second(cell, workdir)
     cluster = submit(cell, "executable = /bin/sh\n"
                            f"arguments = \"-c 'head -c 512000 /dev/zero > big; touch {workdir}/wrote; sleep 300'\"\n"
+                           "transfer_executable = false\n"     # (only what it wrote is measured)
                            "should_transfer_files = YES\nperiodic_hold = DiskUsage > 400\nlog = w.log\nqueue\n",
                      cwd=workdir)
     jid = f"{cluster}.0"

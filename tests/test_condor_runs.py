@@ -256,6 +256,8 @@ def test_a_run_s_scratch_folder_is_measured_into_disk_usage_as_htcondor_s_starte
     log = os.path.join(workdir, "d.log")
     cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'head -c 307200 /dev/zero > big; mkdir d; "
                            "echo a > d/a; echo b > d/b; ln -s /usr d/usr'\"\n"
+                           # (the executable left where it is: only what the job wrote is measured)
+                           "transfer_executable = false\n"
                            f"should_transfer_files = YES\ntransfer_output_files = big\nlog = {log}\nqueue\n",
                      cwd=workdir)
     jid = f"{cluster}.0"

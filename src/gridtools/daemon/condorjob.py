@@ -578,6 +578,15 @@ def ran(job, task):
     job.changed()
 
 
+def _drop_spool(job, number):
+    """A removed task's sandbox spooled at an eviction (ON_EXIT_OR_EVICT) goes with it,
+    as HTCondor's schedd removes a job's spool."""
+    from gridtools.spool import jobs as jobstore
+    when = proc_ad(job, number).eval("WhenToTransferOutput")
+    if isinstance(when, str) and when.upper() == "ON_EXIT_OR_EVICT":
+        jobstore.drop_spooled_sandbox(jobstore.task_dir(job.id, number))
+
+
 def removed_events(state, job, numbers, now):
     """Tasks that were removed (condor_rm, qdel, a periodic remove): event 009 each."""
     if is_condor(job) and numbers:
@@ -589,6 +598,8 @@ def removed_events(state, job, numbers, now):
         write_events(state, job, items)
     leaving = []
     for number in numbers:
+        if is_condor(job):
+            _drop_spool(job, number)
         task_info(job, number)["removed"] = True
         gone = ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("gone")
         if is_condor(job) and not gone and _stays(job, number):
@@ -946,6 +957,44 @@ def _output_places(plan, ad, iwd):
             plan[key] = os.path.join(folder, written)
 
 
+def _scratch_choices(scratch, facts):
+    """What more a job's submit description chose of its file transfer (``exec.transfer``):
+    ON_EXIT_OR_EVICT (``on_evict``: its sandbox is spooled when it is evicted), its
+    executable copied into its scratch folder and run there (``executable``, unless
+    transfer_executable is false), preserve_relative_paths (``preserve``, and
+    ``places``: the folder each input file keeps)."""
+    if facts["on_evict"]:
+        scratch["on_evict"] = True
+    if facts["transfer_executable"] and facts["command"].startswith("/"):
+        scratch["executable"] = facts["command"]
+    if facts["preserve_paths"]:
+        scratch["preserve"] = True
+        scratch["places"] = facts["input_places"]
+
+
+#: the names of a job's output and error files in its scratch folder (HTCondor's
+#: StdoutRemapName and StderrRemapName)
+STREAM_NAMES = {"stdout": "_condor_stdout", "stderr": "_condor_stderr"}
+
+
+def _kept_streams(plan, ad):
+    """A job that transfers files writes its output and error files, unless it streams
+    them (stream_output, stream_error) or does not transfer them (transfer_output =
+    false ...), in its scratch folder, and they come back with its output files, as
+    HTCondor's starter keeps them in the sandbox: ``scratch["streams"]``, {"stdout" or
+    "stderr": [its name there, where it goes]} (the error file one with the output file
+    when both name one file)."""
+    streams = {}
+    for key, attr in (("stdout", "Out"), ("stderr", "Err")):
+        where = plan[key]
+        if where == "/dev/null" or ad.eval("Stream" + attr) is True or ad.eval("Transfer" + attr) is False:
+            continue
+        same = key == "stderr" and (streams.get("stdout") or [None, None])[1] == where
+        streams[key] = [STREAM_NAMES["stdout" if same else key], where]
+    if streams:
+        plan["scratch"]["streams"] = streams
+
+
 def remap_mkdir(condor):
     """ALLOW_TRANSFER_REMAP_TO_MKDIR of the cell's condor_config (false where it is unset
     or cannot be read)."""
@@ -997,7 +1046,9 @@ starter opens them for it; KillSig when it is
     if facts["scratch"]:
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
                            "output": facts["transfer_output"], "on_success": facts["on_success"]}
+        _scratch_choices(plan["scratch"], facts)
         _output_places(plan, ad, facts["iwd"])
+        _kept_streams(plan, ad)
         if mkdir and plan["scratch"].get("remaps"):
             plan["scratch"]["mkdir"] = True
         plugins = ad.eval("TransferPlugins")        # (transfer_plugins: the job's own, run as it)

@@ -238,9 +238,11 @@ class Shepherd:
             return True
         from gridtools.exec import transfer
         self._checkpoint_store()
+        self._evict_store()
         if made:
             self.plan["cwd"] = made
             self.plan["env"].update(PWD=made, _CONDOR_SCRATCH_DIR=made)
+            self._run_from_scratch(made)
         began = self._note_transfer("in_started")
         self.transferring = True
         try:
@@ -263,9 +265,43 @@ class Shepherd:
         its runs (``self_checkpoint`` in the task's folder, the job owner's, mode 0700):
         made when missing, named in the plan for ``transfer``."""
         spec = self.plan.get("self_checkpoint")
-        if not spec or self.plan.get("result_dir"):
-            return
-        store = os.path.join(self.dir, SELF_CHECKPOINT)
+        if spec and not self.plan.get("result_dir"):
+            store = self._task_store(SELF_CHECKPOINT)
+            if store:
+                spec["store"] = store
+
+    def _evict_store(self):
+        """The folder of the task that keeps the output sandbox of an HTCondor job of
+        ON_EXIT_OR_EVICT from its eviction to its next run (``evicted_sandbox`` in the
+        task's folder in the daemon's spool, the job owner's, mode 0700: no other user
+        reads it; it goes with the job's folder when the job leaves the queue): named in
+        the plan's ``scratch`` for ``transfer``."""
+        scratch = self.plan["scratch"]
+        if scratch.get("on_evict") and not self.plan.get("result_dir"):
+            scratch["evict_store"] = self._task_store(jobstore.EVICTED_SANDBOX)
+
+    def _run_from_scratch(self, made):
+        """A job whose executable is transferred (``scratch["executable"]``) runs the copy
+        in its scratch folder ``made``, as HTCondor's starter runs it (Cmd is left as
+        submitted); its output and error files kept in the sandbox (``scratch["streams"]``)
+        are written there."""
+        for key, (name, _where) in (self.plan["scratch"].get("streams") or {}).items():
+            self.plan[key] = os.path.join(made, name)     # (copied to where they go at the exit)
+        program = self.plan["scratch"].get("executable")
+        if program:
+            copy = os.path.join(made, os.path.basename(program))
+            argv = list(self.plan["argv"])
+            if program in argv:             # (the job's program: first, or after a queue's starter_method)
+                argv[argv.index(program)] = copy
+            self.plan["argv"] = argv
+            if self.plan["exec"] == program:
+                self.plan["exec"] = copy
+
+    def _task_store(self, name):
+        """The folder ``name`` of the task's folder, the job owner's, mode 0700 (made when
+        missing; a thing of that name that is not a folder of the owner's or of this
+        process's is not used): its path, or None."""
+        store = os.path.join(self.dir, name)
         try:
             os.mkdir(store, 0o700)
             if os.geteuid() == 0:
@@ -273,11 +309,12 @@ class Shepherd:
         except FileExistsError:
             pass
         except OSError as exc:
-            self.trace(f"cannot make the checkpoint folder: {exc}")
-            return
+            self.trace(f"cannot make the folder {name}: {exc}")
+            return None
         info = os.lstat(store)
         if stat.S_ISDIR(info.st_mode) and info.st_uid in (self.plan["uid"], os.geteuid()):
-            spec["store"] = store
+            return store
+        return None
 
     def _self_checkpointed(self):
         """An HTCondor job that exited with its checkpoint_exit_code (and was not being
@@ -344,9 +381,18 @@ class Shepherd:
         except SpoolError:
             pass                            # (only for the queries: the result has them)
 
+    def _evicted(self):
+        """True when the job did not exit on its own: it was removed, held, vacated,
+        requeued or killed."""
+        res = self.result
+        return bool(self.killed_by or res["deleted"] or res["requeue"] or self.flags_stop())
+
     def _stage_out(self):
-        """Copy the job's output files back (see exec.transfer). A file it was to leave
-        that is not there, after it exited of its own accord, is the result's
+        """Copy the job's output files back (see exec.transfer), only when it exited on
+        its own, as HTCondor's ON_EXIT and ON_EXIT_OR_EVICT send them: a job removed,
+        held, vacated or killed gets nothing back (but the sandbox of one of
+        ON_EXIT_OR_EVICT that is not removed is spooled for its next run:
+        ``_spool_sandbox``). A file it was to leave that is not there is the result's
         ``output_failure`` (the step, the path and the errno); when the copying began
         and ended, its ``transfer_output``. A job whose output comes back only on
         success (``scratch["on_success"]``: the exit code that is one) that exited
@@ -355,6 +401,9 @@ class Shepherd:
             return
         usage = self.result["usage"]          # (what the job left, as the starter says)
         usage["disk"], usage["files"] = tmpdir.folder_usage(self.plan["cwd"])
+        if self._evicted():
+            self._spool_sandbox()
+            return
         success = self.plan["scratch"].get("on_success")
         if success is not None and (self.result["signal"] or self.result["exit_status"] != success):
             self.trace("output files not copied back: the job did not succeed (ON_SUCCESS)")
@@ -369,9 +418,32 @@ class Shepherd:
         self.result["transfer_output"] = [began, self._note_transfer("out_finished")]
         if not done:
             self.trace("cannot copy output files back to the job's Iwd")
-        ended = not (self.killed_by or self.result["deleted"] or self.result["requeue"])
-        if missing is not None and ended:
+        if missing is not None and not self._evicted():
             self.result["output_failure"] = dict(missing, step=transfer.STEP_OUTPUT)
+        if done and self.plan["scratch"].get("evict_store"):
+            jobstore.drop_spooled_sandbox(self.dir)     # (its files are in Iwd now)
+
+    def _spool_sandbox(self):
+        """An evicted job of ON_EXIT_OR_EVICT (not removed: a removed job's spool goes
+        with it) has its output sandbox kept in its task's folder for its next run
+        (``transfer.spool_sandbox``); any other evicted job's output is dropped."""
+        scratch = self.plan["scratch"]
+        store = scratch.get("evict_store")
+        if self.taken:
+            return                          # (the task's folder is another run's now)
+        if not store or self.result["deleted"]:
+            self.trace("output files not copied back: the job did not exit on its own")
+            if store:
+                jobstore.drop_spooled_sandbox(self.dir)     # (a removed job's spool goes with it)
+            return
+        from gridtools.exec import transfer
+        self.transferring = True
+        try:
+            kept, fault = transfer.spool_sandbox(self.plan, store)
+        finally:
+            self.transferring = False
+        self.trace("output sandbox spooled for the next run" if kept else
+                   f"output sandbox not spooled: {fault or 'copying failed'}")
 
     def _note_transfer(self, stage):
         """Now (whole seconds), noted in the task's ``transfers`` file as when the run

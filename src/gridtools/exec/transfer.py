@@ -96,6 +96,7 @@ def _as_owner(plan, work):
 
 
 def _copy_in(source, folder, plugins=None, env=None, pool=None):
+    """Copy input ``source`` (a path or a URL) into ``folder``: see the module docstring."""
     if "://" in source:
         if not by_plugin(source, os.path.join(folder, url_name(source)), folder, plugins, pool, env):
             fetch(source, folder)
@@ -145,14 +146,56 @@ def _read_catalog(text):
     return found
 
 
+def _place(folder, where):
+    """The folder under ``folder`` an input file goes into: ``where``, its relative
+    folder kept by preserve_relative_paths ("" or None: ``folder`` itself), made (the
+    owner's) when missing."""
+    if not where:
+        return folder
+    from gridtools.ownfiles import makedirs_own
+    path = os.path.join(folder, where)
+    makedirs_own(path, 0o700)
+    return path
+
+
+def _inputs(plan):
+    """[(source, the folder under the scratch folder it goes into)] of ``plan``: its
+    transfer_input_files (``places``: their relative folders, kept by
+    preserve_relative_paths), then its executable when it is transferred (HTCondor's
+    file transfer adds it last, unless the list names it already)."""
+    scratch = plan.get("scratch") or {}
+    sources = list(scratch.get("input") or ())
+    places = list(scratch.get("places") or ()) + [""] * len(sources)
+    pairs = list(zip(sources, places))
+    program = scratch.get("executable")
+    if program and program not in sources:
+        pairs.append((program, ""))
+    return pairs
+
+
+def _restore(store, folder):
+    """Copy into ``folder`` what an earlier run kept in ``store`` (None: nothing): its
+    newest whole copy (see ``save_checkpoint``)."""
+    kept = _last_checkpoint(store) if store else None
+    if kept:
+        for name in os.listdir(kept):
+            _copy_in(os.path.join(kept, name), folder)
+
+
 def stage_in(plan):
     """Copy the input files into the scratch folder; (True, "", 0), or (False, why, the
-    failed plugin's exit status or 0). What
-    the folder then holds (the job's ad files too) is noted in ``plan["scratch"]``
+    errno of the file that could not be read, or the failed plugin's exit status), in
+    the words of HTCondor's file transfer (``reading from file <path>: (errno N) ...``).
+    What the folder then holds (the job's ad files too) is noted in ``plan["scratch"]``
     (``catalog``): without transfer_output_files, only the files the job makes or
-    changes come back (``stage_out``)."""
+    changes come back (``stage_out``); the last self-checkpoint is copied in before
+    the catalog is made, the sandbox spooled at an eviction (ON_EXIT_OR_EVICT) after
+    it, so that it comes back at the final exit, as HTCondor sends back the files
+    spooled at an eviction (its SpooledIntermediateFiles)."""
     scratch = plan.get("scratch") or {}
     folder = plan["cwd"]
+    if folder == scratch.get("iwd"):
+        return True, "", 0          # (no scratch folder could be made: it runs in Iwd, nothing is copied)
     plugins = scratch.get("plugins") or {}
     pool = scratch.get("pool") or {}
 
@@ -160,31 +203,31 @@ def stage_in(plan):
         for plugin in dict.fromkeys(plugins.values()):  # (the job's plugins first, as HTCondor sends them)
             _copy_in(plugin, folder)
         batches = {}            # a multi-file plugin -> the (URL, local path) pairs it fetches in one run
-        for source in scratch.get("input") or ():
+        for source, where in _inputs(plan):
             moved_by = mover(source, folder, plugins, pool) if "://" in source else None
             if moved_by is not None and moved_by[1]:
                 batches.setdefault(moved_by[0], []).append((source, os.path.join(folder, url_name(source))))
                 continue
             try:
-                _copy_in(source, folder, plugins, plan.get("env"), pool)
+                _copy_in(source, _place(folder, where), plugins, plan.get("env"), pool)
             except OSError as exc:
                 if moved_by is None:
-                    raise
+                    return f"E{exc.errno or 5} {source}"
                 return f"P{exc.errno or 5} {exc.strerror or exc}"
         for plugin, pairs in batches.items():
             try:
                 run_plugin(plugin, pairs, folder, plan.get("env"))
             except OSError as exc:
                 return f"P{exc.errno or 5} {exc.strerror or exc}"
-        store = (plan.get("self_checkpoint") or {}).get("store")
-        kept = _last_checkpoint(store) if store else None
-        if kept:
-            for name in os.listdir(kept):       # (the last checkpoint, after the input files)
-                _copy_in(os.path.join(kept, name), folder)
-        return _catalog(folder)
+        _restore((plan.get("self_checkpoint") or {}).get("store"), folder)     # (after the input files)
+        catalog = _catalog(folder)
+        _restore(scratch.get("evict_store"), folder)
+        return catalog
     code, said = _as_owner(plan, work)
-    if code == 0 and said.startswith("P"):
+    if code == 0 and said[:1] in ("P", "E"):
         status, _, why = said[1:].partition(" ")
+        if said.startswith("E"):
+            why = f"reading from file {why}: (errno {status}) {os.strerror(int(status))}"
         return False, why, int(status)
     if code != 0:
         return False, "Transfer input files failure: cannot copy " + \
@@ -312,12 +355,46 @@ def _target(name, iwd, rules, destination, mkdir=False):
     return found if "://" in found else os.path.join(iwd, found)
 
 
-def _copy_out(path, name, iwd, rules=(), destination=None, send=send, mkdir=False):
+def _followed(path):
+    """The path a link named in transfer_output_files leads to, as HTCondor's file
+    transfer stat()s a listed link's target and sends what it finds (read with the
+    owner's rights, as the whole copy is); ``_Unread`` when it leads nowhere."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        raise _Unread(exc.errno or 5, path) from None
+    return os.path.realpath(path)
+
+
+def _kept_place(name, iwd, preserve):
+    """With preserve_relative_paths, the folder under ``iwd`` a relative output name
+    (``outd/deep/y``) goes into, made (the owner's, no planted link followed) when
+    missing; else ``iwd``."""
+    where = os.path.dirname(name.rstrip("/"))
+    if not preserve or not where or name.startswith("/") or ".." in where.split("/"):
+        return iwd
+    from gridtools.ownfiles import makedirs_own
+    target = os.path.join(iwd, where)
+    try:
+        makedirs_own(target, 0o700)
+    except OSError as exc:
+        raise _Unsent(exc.errno or 5, target) from None
+    return target
+
+
+def _copy_out(path, name, iwd, rules=(), destination=None, send=send, mkdir=False, listed=False,
+              preserve=False):
     """Copy output ``name`` (found at ``path``) where it goes: into ``iwd``, a file, or a
     folder with all it holds (its contents only when ``name`` ends in ``/``), unless
     ``rules`` or ``destination`` send it elsewhere (``_target``, a URL's files sent by
-    ``send``; ``_Unsent`` when it could not go there; ``mkdir``: see ``_target``)."""
+    ``send``; ``_Unsent`` when it could not go there; ``mkdir``: see ``_target``). A
+    link ``listed`` in transfer_output_files goes as what it leads to (``_followed``);
+    ``preserve``: an unmapped relative name keeps its folders (``_kept_place``)."""
+    if listed and os.path.islink(path):
+        path = _followed(path)
     target = _target(name, iwd, rules, destination, mkdir)
+    if target is None:
+        iwd = _kept_place(name, iwd, preserve)
     if target is not None:
         try:
             _put(path, target, send)
@@ -347,9 +424,17 @@ def _copy_file(source, target):
     from gridtools.ownfiles import is_own_dir, open_own
     if is_own_dir(target):
         target = os.path.join(target, os.path.basename(source))
-    info = os.stat(source)
-    fd = open_own(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, stat.S_IMODE(info.st_mode))
-    with os.fdopen(fd, "wb") as out, open(source, "rb") as data:
+    try:
+        data = open(source, "rb")
+    except OSError as exc:
+        raise _Unread(exc.errno or 5, source) from None
+    info = os.fstat(data.fileno())
+    try:
+        fd = open_own(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, stat.S_IMODE(info.st_mode))
+    except BaseException:
+        data.close()
+        raise
+    with os.fdopen(fd, "wb") as out, data:
         shutil.copyfileobj(data, out)
         out.flush()
         os.fchmod(fd, stat.S_IMODE(info.st_mode))
@@ -375,6 +460,11 @@ def _copy_folder(source, target):
 
 class _Unsent(Exception):
     """An output that could not go where it was mapped: (errno, the destination)."""
+
+
+class _Unread(Exception):
+    """An output that could not be read (a link to what the owner may not read, or to
+    nothing): (errno, its path)."""
 
 
 class _Unmade(Exception):
@@ -424,7 +514,7 @@ def stage_out(plan):
         return True, None
     wanted = scratch.get("output")
     before = _read_catalog(scratch.get("catalog"))
-    own = {entry[0] for entry in plan.get("ad_files") or ()}
+    own = _own_names(plan)
     destination = scratch.get("destination") or None
     outdir = scratch.get("outdir")
     plugins = scratch.get("plugins") or {}
@@ -452,13 +542,20 @@ def stage_out(plan):
             except OSError as exc:
                 return f"W{exc.errno} {outdir}"
             there = outdir
+        try:
+            _send_streams(plan)
+        except _Unsent as exc:
+            return f"W{exc.args[0]} {exc.args[1]}"
         for name in _leaving(folder, wanted, before, own):
             path = os.path.join(folder, name)
             if wanted is not None:
                 missing = missing or _missing(path)
             if os.path.lexists(path):
                 try:
-                    _copy_out(path, name, there, rules, destination, upload, bool(scratch.get("mkdir")))
+                    _copy_out(path, name, there, rules, destination, upload, bool(scratch.get("mkdir")),
+                              listed=wanted is not None, preserve=bool(scratch.get("preserve")))
+                except _Unread as exc:
+                    return f"{exc.args[0]} {path}"
                 except _Unsent as exc:
                     return f"W{exc.args[0]} {exc.args[1]}"
                 except _Unmade as exc:
@@ -525,11 +622,32 @@ def save_checkpoint(plan, store):
     for them (owned by the job's owner), in place of the last ones: written aside, then
     renamed as the newest, then the older go, so that a shepherd killed at any moment
     leaves a whole checkpoint behind. (True, "") or (False, why)."""
+    return _keep_copy(plan, store, (plan.get("self_checkpoint") or {}).get("files"))
+
+
+def spool_sandbox(plan, store):
+    """A job of ON_EXIT_OR_EVICT evicted (held, vacated, requeued): keep its output
+    sandbox (its transfer_output_files, else what it made or changed at the top of its
+    scratch folder) in ``store``, a folder of its task in the daemon's spool (owned by
+    the job's owner, mode 0700: no other user reads it), in place of what an earlier
+    eviction kept, as ``save_checkpoint`` keeps one; the next run finds it in its
+    scratch folder (``stage_in``). Copied with the owner's rights, as every copy of
+    the job's files. (True, "") or (False, why)."""
+    scratch = plan.get("scratch") or {}
+    streams = [name for name, _where in (scratch.get("streams") or {}).values()]
+    wanted = scratch.get("output")
+    return _keep_copy(plan, store, None if wanted is None else list(dict.fromkeys(list(wanted) + streams)),
+                      streams)
+
+
+def _keep_copy(plan, store, wanted, streams=()):
+    """Copy the files ``wanted`` (None: what the job made or changed, and its
+    ``streams``, the names of its output and error files in the folder) of the job's
+    scratch folder into ``store`` as its newest whole copy; see ``save_checkpoint``."""
     scratch = plan.get("scratch") or {}
     folder = plan["cwd"]
-    wanted = (plan.get("self_checkpoint") or {}).get("files")
     before = _read_catalog(scratch.get("catalog"))
-    own = {entry[0] for entry in plan.get("ad_files") or ()}
+    own = _own_names(plan) - set(streams)
 
     def work():
         import time
@@ -539,7 +657,7 @@ def save_checkpoint(plan, store):
         for name in _leaving(folder, wanted, before, own):
             path = os.path.join(folder, name)
             if os.path.lexists(path):
-                _copy_out(path, name, fresh)
+                _copy_out(path, name, fresh, listed=wanted is not None, preserve=bool(scratch.get("preserve")))
         newest = max(time.time_ns(), int((_last_checkpoint(store) or "0").rpartition(".")[2] or 0) + 1)
         os.rename(fresh, os.path.join(store, f"{KEPT}{newest}"))
         for name in os.listdir(store):
@@ -548,6 +666,30 @@ def save_checkpoint(plan, store):
         return ""
     code, said = _as_owner(plan, work)
     return code == 0, said
+
+
+def _own_names(plan):
+    """The names of the scratch folder that never go back as output files: the job's ad
+    files, the executable transferred in (HTCondor's file transfer never sends it back)
+    and its output and error files (they go to their own paths: ``_send_streams``)."""
+    own = {entry[0] for entry in plan.get("ad_files") or ()}
+    scratch = plan.get("scratch") or {}
+    if scratch.get("executable"):
+        own.add(os.path.basename(scratch["executable"]))
+    own.update(name for name, _where in (scratch.get("streams") or {}).values())
+    return own
+
+
+def _send_streams(plan):
+    """Copy the output and error files the job wrote in its scratch folder to their
+    paths (``scratch["streams"]``), as the owner (no link another user planted on the
+    way is followed); ``_Unsent`` for the first that cannot be written."""
+    folder = plan["cwd"]
+    streams = (plan.get("scratch") or {}).get("streams") or {}
+    for name, where in dict.fromkeys(tuple(pair) for pair in streams.values()):
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            _copy_back(_copy_file, path, where)
 
 
 def _noted(path):

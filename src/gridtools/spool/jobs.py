@@ -346,6 +346,26 @@ def withdrawn_name(token):
 CHECKPOINTS_FILE = "checkpoints"
 
 
+#: the folder of a task that keeps an evicted ON_EXIT_OR_EVICT job's output sandbox
+#: until its next run (exec.transfer); the job's owner's, mode 0700
+EVICTED_SANDBOX = "evicted_sandbox"
+
+
+def drop_spooled_sandbox(folder):
+    """Remove the spooled sandbox (``EVICTED_SANDBOX``) of the task folder ``folder``,
+    following no link the job's owner left in it (the daemon runs as root); True when
+    none is left."""
+    from gridtools import fstree
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return True
+    try:
+        return fstree.remove_at(fd, EVICTED_SANDBOX)
+    finally:
+        os.close(fd)
+
+
 def make_task_dir(job_id, number):
     """Create a task's folder; a folder left by an earlier run is emptied of its results."""
     path = task_dir(job_id, number)

@@ -419,10 +419,22 @@ def make_ad(jobs, live):
     if rare:
         from gridtools.formats.condor import moreattrs
         moreattrs.apply(ad, cmd, jobs.defs, iwd, ctx.warnings, ctx.environment)
+    _input_size(ad, jobs, ctx)
     for name, value in pinned:
         ad[name] = value
     _custom(ad, jobs, expand)
     return ad
+
+
+def _input_size(ad, jobs, ctx):
+    """TransferInputSizeMB, as HTCondor's condor_submit computes it: (the executable's
+    KiB + the input files' KiB + 1023) / 1024, both counted in DiskUsage by then; not
+    when the description gives disk_usage, nor without access to the files."""
+    if "disk_usage" in jobs.defs or ctx.files is None:
+        return
+    used = ad.eval("DiskUsage")
+    if type(used) is int:
+        ad["TransferInputSizeMB"] = (used + 1023) // 1024
 
 
 #: the knobs of the submitting host's configuration that shape every job ad, as

@@ -117,7 +117,22 @@ def _path(iwd, path):
 
 
 def _file_list(text):
-    return text.replace(",", " ").split() if text else []
+    """The names of a file list (TransferInput, TransferOutput ...): separated by commas
+    only, blanks around each trimmed, as HTCondor splits them (a name may hold blanks)."""
+    return [name.strip() for name in text.split(",") if name.strip()] if text else []
+
+
+def _input_places(names):
+    """The folder each input name keeps under the scratch folder with
+    preserve_relative_paths: that of a relative name (``dirA/file1``: ``dirA``; a
+    folder's contents, ``dirA/sub/``: ``dirA/sub``), "" for an absolute one, a URL, or
+    one that climbs out (``..``)."""
+    places = []
+    for name in names:
+        where = name.rstrip("/") if name.endswith("/") else ospaths.dirname(name)
+        bad = name.startswith("/") or "://" in name or ".." in where.split("/")
+        places.append("" if bad else where)
+    return places
 
 
 def kill_signal(ad, name="KillSig", default="SIGTERM"):
@@ -149,7 +164,10 @@ def run_facts(ad):
     ``env``, ``stdin``, ``stdout``, ``stderr`` (paths), ``kill_sig``, ``universe``,
     ``scratch`` (it runs in a scratch folder with copies of its input files),
     ``transfer_input`` (paths, and URLs as written), ``transfer_output`` (names; None: every new file of
-    the scratch folder) and ``on_success`` (when_to_transfer_output = ON_SUCCESS: the
+    the scratch folder), ``on_evict`` (ON_EXIT_OR_EVICT), ``transfer_executable``
+    (TransferExecutable, true unless false), ``preserve_paths`` (PreserveRelativePaths;
+    then ``input_places``: the folder each input keeps, ``_input_places``) and
+    ``on_success`` (when_to_transfer_output = ON_SUCCESS: the
     exit code of a success, JobSuccessExitCode or 0, without which nothing comes back;
     else None) and ``self_checkpoint`` (checkpoint_exit_code: {"code", "files": its
     TransferCheckpoint, else TransferOutput, names; None: what the job made or changed};
@@ -167,7 +185,12 @@ def run_facts(ad):
              "universe": universe_of(ad), "scratch": should == "YES",
              "transfer_input": [f if "://" in f else _path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
              "transfer_output": _file_list(output) if output is not None else None,
-             "on_success": None, "self_checkpoint": None, "checkpoint_signal": None}
+             "on_success": None, "self_checkpoint": None, "checkpoint_signal": None,
+             "on_evict": _text(ad, "WhenToTransferOutput").upper() == "ON_EXIT_OR_EVICT",
+             "transfer_executable": ad.eval("TransferExecutable") is not False,
+             "preserve_paths": ad.eval("PreserveRelativePaths") is True}
+    if facts["preserve_paths"]:
+        facts["input_places"] = _input_places(_file_list(_text(ad, "TransferInput")))
     if facts["universe"] == JAVA:
         facts["command"], facts["args"] = java_command(ad, iwd)
     code = ad.eval("SuccessCheckpointExitCode")
