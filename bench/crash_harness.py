@@ -510,7 +510,8 @@ def _accounting(root):
 
 def _output_lines(work, key):
     jid, task = key
-    for name in (f"{jid}.{task}.out", f"{jid}.undefined.out"):
+    # (a job that is no array keeps "$TASK_ID" in its output path, as Grid Engine's execd does)
+    for name in (f"{jid}.{task}.out", f"{jid}.$TASK_ID.out"):
         path = os.path.join(work, name)
         if os.path.exists(path):
             with open(path) as fh:

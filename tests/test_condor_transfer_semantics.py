@@ -222,15 +222,16 @@ def test_the_executable_is_copied_into_the_scratch_folder_and_run_there(cell, wo
 
 
 def test_transfer_input_size_mb_counts_the_executable_and_the_input_files(cell, workdir, users):
-    """TransferInputSizeMB = (executable KiB + input KiB + 1023) / 1024, as HTCondor's
-    condor_submit computes it: 5 for a 5,000,000-byte input, 1 for a tiny job."""
+    """TransferInputSizeMB = (executable KiB + input KiB) / 1024 rounded down, as
+    HTCondor 24.0's condor_submit computes it (the oracle ads say the same): 4 for a
+    5,000,000-byte input, 0 for a tiny job."""
     alice = users[0]
     iwd = _home(workdir, alice)
     _put(iwd, "big.bin", "x" * 5_000_000, user=alice)
     sized = _job(cell, iwd, alice, "true\n", "transfer_input_files = big.bin\nhold = true\n", "z")
     tiny = _job(cell, iwd, alice, "true\n", "hold = true\n", "t")
-    assert _ad(cell, sized, "TransferInputSizeMB") == ["5\n"]
-    assert _ad(cell, tiny, "TransferInputSizeMB") == ["1\n"]
+    assert _ad(cell, sized, "TransferInputSizeMB") == ["4\n"]
+    assert _ad(cell, tiny, "TransferInputSizeMB") == ["0\n"]
 
 
 def test_the_output_file_stays_in_the_sandbox_until_the_job_exits(cell, workdir, users):

@@ -427,14 +427,15 @@ def make_ad(jobs, live):
 
 
 def _input_size(ad, jobs, ctx):
-    """TransferInputSizeMB, as HTCondor's condor_submit computes it: (the executable's
-    KiB + the input files' KiB + 1023) / 1024, both counted in DiskUsage by then; not
-    when the description gives disk_usage, nor without access to the files."""
+    """TransferInputSizeMB, as HTCondor 24.0's condor_submit computes it: (the
+    executable's KiB + the input files' KiB) / 1024, rounded down (a later HTCondor
+    rounds up), both counted in DiskUsage by then; not when the description gives
+    disk_usage, nor without access to the files."""
     if "disk_usage" in jobs.defs or ctx.files is None:
         return
     used = ad.eval("DiskUsage")
     if type(used) is int:
-        ad["TransferInputSizeMB"] = (used + 1023) // 1024
+        ad["TransferInputSizeMB"] = used // 1024
 
 
 #: the knobs of the submitting host's configuration that shape every job ad, as
