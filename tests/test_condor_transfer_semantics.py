@@ -246,3 +246,16 @@ def test_the_output_file_stays_in_the_sandbox_until_the_job_exits(cell, workdir,
     _put(iwd, "finish", "")
     wait_events(os.path.join(iwd, "e.log"), jid, [0, TRANSFER, TRANSFER, EXECUTE, TRANSFER, TRANSFER, TERMINATED])
     assert _read(os.path.join(iwd, "e.out")) == "early\nlate\n"
+
+
+def test_condor_submit_warns_of_an_input_file_it_cannot_read(idle_cell, workdir):
+    """As HTCondor's condor_submit: a warning at the end, once per file, and the job is
+    queued all the same (it is held if the file cannot be read when it starts)."""
+    with open(os.path.join(workdir, "here.txt"), "w") as fh:
+        fh.write("x\n")
+    with open(os.path.join(workdir, "w.sub"), "w") as fh:
+        fh.write("executable = /bin/true\nshould_transfer_files = YES\n"
+                 "transfer_input_files = here.txt, nosuch.txt\nqueue 2\n")
+    proc = idle_cell.run("condor_submit", "-dry-run", os.path.join(workdir, "dry.ads"), "w.sub", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == f"\nWARNING: File {workdir}/nosuch.txt is not readable by condor.\n"

@@ -68,6 +68,11 @@ class LocalFiles:
     def is_dir(self, path):
         return ospaths.isdir(self._path(path))
 
+    def readable(self, path):
+        """True when the caller may read ``path`` (condor_submit's check of its input
+        files: it warns of one it cannot read, and submits the job all the same)."""
+        return posix.access(self._path(path), posix.R_OK)
+
     def size_kib(self, path):
         """The size of a file in KiB rounded up (0 for a directory or another kind of
         file), or None when it is missing."""

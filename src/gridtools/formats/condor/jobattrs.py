@@ -472,12 +472,21 @@ def set_transfer(ad, cmd, universe, ctx):
 
 def _add_input(ad, ctx, names):
     """Count the input files (``names``, relative ones from the initial directory) in
-    DiskUsage, each in KiB rounded up; a missing one counts nothing."""
+    DiskUsage, each in KiB rounded up; a missing one counts nothing. One the caller
+    cannot read (or that is missing) is warned of, once, in HTCondor's words: the job
+    is submitted all the same, and held if the file still cannot be read when it
+    starts."""
     if ctx.files is None:
         return
     iwd = ad.eval("Iwd")
     sizes = [ctx.files.size_kib(ospaths.join(iwd, name)) for name in names]
     ad["DiskUsage"] = ad.eval("DiskUsage") + sum(size for size in sizes if size)
+    readable = getattr(ctx.files, "readable", None)
+    for name in names if readable is not None else ():
+        path = ospaths.join(iwd, name)
+        warning = f"\nWARNING: File {path} is not readable by condor."
+        if "://" not in name and warning not in ctx.warnings and not readable(path):
+            ctx.warnings.append(warning)
 
 
 #: HTCondor's warning when both requirements and MY.Requirements (+Requirements) are given
