@@ -410,13 +410,20 @@ def pytest_sessionfinish(session):
             os.unlink(path)
 
 
-@pytest.fixture
-def cell():
-    c = make_cell()
-    try:
-        yield c
-    finally:
-        destroy_cell(c)
+def cell_fixture(**options):
+    """A ``cell`` fixture made with ``make_cell``'s ``options``, for a module whose tests
+    want their cells made otherwise (``cell = cell_fixture(slots=2)``)."""
+    @pytest.fixture(name="cell")
+    def made():
+        c = make_cell(**options)
+        try:
+            yield c
+        finally:
+            destroy_cell(c)
+    return made
+
+
+cell = cell_fixture()
 
 
 @pytest.fixture

@@ -11,17 +11,11 @@ import re
 
 import pytest
 
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import cell_fixture, wait_for
 from test_condor_dag_live import dag_ended, dagman_id, dagman_out, history, node, order, submit_dag, write
 
 
-@pytest.fixture
-def cell():
-    c = make_cell(slots=2)
-    try:
-        yield c
-    finally:
-        destroy_cell(c)
+cell = cell_fixture(slots=2)
 
 
 def submit_file(workdir, dag="diamond.dag"):

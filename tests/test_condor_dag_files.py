@@ -8,19 +8,13 @@ import time
 
 import pytest
 
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import cell_fixture, wait_for
 from gridtools.formats.condor import dagjobstate
 from gridtools.formats.condor.dag import DagError, parse_dag
 from test_condor_dag_live import dag_ended, dagman_id, submit_dag, write
 
 
-@pytest.fixture
-def cell():
-    c = make_cell(slots=2)
-    try:
-        yield c
-    finally:
-        destroy_cell(c)
+cell = cell_fixture(slots=2)
 
 
 def read(folder, name):

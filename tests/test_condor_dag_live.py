@@ -10,18 +10,12 @@ import time
 
 import pytest
 
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import cell_fixture, destroy_cell, make_cell, wait_for
 
 RULE = "-" * 71
 
 
-@pytest.fixture
-def cell():
-    c = make_cell(slots=2)
-    try:
-        yield c
-    finally:
-        destroy_cell(c)
+cell = cell_fixture(slots=2)
 
 
 def write(folder, name, text):

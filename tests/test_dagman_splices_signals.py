@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import destroy_cell, make_cell
+from conftest import cell_fixture
 from gridtools.formats.condor.dag import DagError, parse_dag
 
 STAMP = r"\d\d/\d\d/\d\d \d\d:\d\d:\d\d "
@@ -75,13 +75,7 @@ def test_condor_submit_dag_reads_the_reviewers_nested_splice(tmp_path, monkeypat
 
 # ------------------------------------------------------------- live DAG runs
 
-@pytest.fixture
-def cell():
-    c = make_cell(slots=2)
-    try:
-        yield c
-    finally:
-        destroy_cell(c)
+cell = cell_fixture(slots=2)
 
 
 def run_dag(cell, folder, dag="top.dag"):

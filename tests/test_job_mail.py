@@ -102,10 +102,7 @@ def test_a_failed_run_is_mailed_with_its_reason(cell, users, workdir):
 
 
 def test_htcondor_notification_mails_the_end_of_a_job(cell, users, workdir):
-    mailer, folder = _mailer(workdir)
-    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-        fh.write(f"MAIL = {mailer}\n")
-    assert cell.run("condor_reconfig").returncode == 0
+    folder = _condor_mailer(cell, workdir)
     done = submit(cell, "executable = /bin/true\nnotification = complete\nnotify_user = me@example.org\n"
                         "log = n.log\nqueue\n", cwd=workdir, user=users[0])
     quiet = submit(cell, "executable = /bin/true\nnotification = never\nlog = n.log\nqueue\n",

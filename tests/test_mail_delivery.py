@@ -12,7 +12,7 @@ from condortools import submit, wait_events
 from conftest import wait_for
 from qtools import jid_of, set_global
 
-from test_job_mail import _mailer, _mails          # (the mailer that records what it is given)
+from test_job_mail import _condor_mailer, _mailer, _mails          # (the mailer that records what it is given)
 
 
 def test_every_address_of_a_long_mail_list_is_mailed(cell, users, workdir):
@@ -74,10 +74,7 @@ def test_qsub_m_reads_letters_as_grid_engine_does(cell, users, workdir):
 
 
 def test_htcondor_mails_each_address_of_notify_user_with_its_signature(cell, users, workdir):
-    mailer, folder = _mailer(workdir)
-    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-        fh.write(f"MAIL = {mailer}\nCONDOR_ADMIN = admin@example.org\n")
-    assert cell.run("condor_reconfig").returncode == 0
+    folder = _condor_mailer(cell, workdir, "CONDOR_ADMIN = admin@example.org\n")
     done = submit(cell, "executable = /bin/true\nnotification = always\nnotify_user = x@vm,y@vm a b@vm\n"
                         "log = n.log\nqueue\n", cwd=workdir, user=users[0])
     wait_events(os.path.join(workdir, "n.log"), f"{done}.0", [0, 1, 5])

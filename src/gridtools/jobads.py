@@ -408,7 +408,8 @@ def _checkpoints(ad, task, mine):
     HTCondor's shadow keeps them from its starter's reports (CommittedTime: the
     seconds up to its last checkpoint, until a completion commits the whole run)."""
     count, last, committed = int(mine.get("checkpoints") or 0), int(mine.get("last_checkpoint") or 0), 0
-    if task is not None and task.state.value == "running":
+    checkpoints = ad.lookup("SuccessCheckpointExitCode") is not None or ad.lookup("WantCheckpointSignal") is not None
+    if checkpoints and task is not None and task.state.value == "running":    # (a file only such a job has)
         from gridtools import cell
         try:
             with open(cell.spool("jobs", str(ad.eval("ClusterId")), str(task.number), "checkpoints")) as fh:
