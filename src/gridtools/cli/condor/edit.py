@@ -62,11 +62,14 @@ def _send(procs, attrs, clusters=()):
     return outcomes("condor_qedit", {"targets": _targets(procs, clusters), "attrs": attrs})
 
 
-def _select(sel, user):
+def _select(sel, user, every=False):
+    """The queued procs the selection names (``every``: every proc in the queue, whoever
+    owns it, as condor_prio -a takes them)."""
     from gridtools.cli.status import load
     snap = load()
     procs = [p for p in Q.procs(snap) if p.status not in (Q.COMPLETED, Q.REMOVED)
-             and sel.by_name(p) and (sel.named or sel.constraints or p.owner == user or user == "root")]
+             and (every or (sel.by_name(p)
+                            and (sel.named or sel.constraints or p.owner == user or user == "root")))]
     if sel.constraints:
         exprs = Q.compile_constraints(sel.constraints)
         source = Q.AdSource(snap, user)
@@ -276,7 +279,8 @@ def _check_schedd(name):
 def parse_prio(argv):
     """(selection, -p priority, adjustment, schedd, warnings) of condor_prio's words, as
     prio.cpp reads them: -p's number as C's atoi (none is 0); a job word is C or C.P
-    whole, a user name starts with a letter; anything else is skipped with a warning."""
+    whole, a user name starts with a letter, a word that starts with ``-a`` is every job
+    in the queue (``sel.allusers``); anything else is skipped with a warning."""
     from gridtools.formats.condor import c_atoi
     sel, args, warnings = Q.Selection(), list(argv), []
     absolute = adjust = schedd = None
@@ -288,11 +292,10 @@ def parse_prio(argv):
             absolute = c_atoi(_take(args, arg))
         elif arg in ("-n", "-name"):
             schedd = _take(args, arg)
-        elif arg == "-a":
-            sel.allusers = False
-            sel.users.append(Q.me())
         elif arg == "-pool":
             _take(args, arg)
+        elif arg[:2] == "-a":
+            sel.allusers = True
         elif arg[:1].isdigit():
             head, dot, tail = arg.partition(".")
             if not head.isdigit() or (dot and not tail.isdigit()):
@@ -328,8 +331,10 @@ def prio_main(argv, prog="condor_prio"):
 
 def _set_prio(sel, absolute, adjust):
     """Set the priorities; 0 whatever it found (a job named that is not there is said, a
-    cluster or user with no jobs is not), as HTCondor's condor_prio once connected."""
-    procs = _select(sel, Q.me()) if sel.named else []
+    cluster or user with no jobs is not), as HTCondor's condor_prio once connected.
+    With -a every job in the queue is asked for: the daemon changes those the caller
+    may edit (all of them for a queue super user) and each other one is said."""
+    procs = _select(sel, Q.me(), every=sel.allusers) if sel.named or sel.allusers else []
     found = {(p.cluster, p.proc) for p in procs}
     for cluster, proc in sorted(sel.ids - found):
         sys.stderr.write(f"Couldn't retrieve current priority for {cluster}.{proc}.\n")

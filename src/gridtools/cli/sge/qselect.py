@@ -5,7 +5,9 @@ The selection is qstat's (``cli.sge.qstat_select``): ``-q`` queues,
 ``-l`` resources; a queue instance is named when it meets all of them. The
 names come in qstat's queue order (cluster queue, then host), ready for
 ``qmod -d $(qselect -q all.q)``. Nothing selected exits 1 with nothing
-printed, as Grid Engine's qselect does.
+printed, as Grid Engine's qselect does; so does a ``-q`` list that matches no
+queue, and a ``-pe`` list none of whose names is a parallel environment exits
+1 with "error: no such parallel environment".
 """
 
 import sys
@@ -78,13 +80,15 @@ def main(argv, prog="qselect"):
     try:
         snap = qstatus.load()
         from gridtools.cli.sge.loadvalues import check_requests
-        from gridtools.cli.sge.qstat_select import selected_queues
+        from gridtools.cli.sge.qstat_select import check_names, selected_queues
         opts.requests = check_requests(opts.requests, snap.get("complexes"))
         for line in qstatus.warnings(snap):
             sys.stderr.write(line + "\n")
+        check_names(snap, opts)
         names = [row["name"] for row in selected_queues(snap, opts)]
     except GridError as exc:
-        sys.stderr.write(f"{exc}\n")
+        if str(exc):                # (an unknown -q list: exit 1 without a word)
+            sys.stderr.write(f"{exc}\n")
         return exc.exit_code
     sys.stdout.write("".join(name + "\n" for name in names))
     return 0 if names else 1

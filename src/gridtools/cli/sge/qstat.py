@@ -381,6 +381,8 @@ def run(opts):
     if opts.job_ids is not None:
         from gridtools.cli.sge import qstat_j
         return qstat_j.show(snap, opts, out)
+    from gridtools.cli.sge import qstat_select
+    qstat_select.check_names(snap, opts)
     if opts.json or opts.xml:
         from gridtools.cli.sge import qstat_views
         return (qstat_views.as_json if opts.json else qstat_views.as_xml)(snap, opts, out)
@@ -414,5 +416,6 @@ def main(argv, prog="qstat"):
     try:
         return run(opts) or 0
     except GridError as exc:
-        sys.stderr.write(f"{exc}\n")
+        if str(exc):                # (a -q list that matches no queue: exit 1 without a word)
+            sys.stderr.write(f"{exc}\n")
         return exc.exit_code

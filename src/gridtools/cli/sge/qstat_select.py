@@ -5,10 +5,24 @@ is shown only when it meets all of them. Running jobs are then shown when
 they occupy a selected queue; pending jobs when they could run in one of
 them as far as their requests tell (hard queue list, parallel environment,
 resource requests), without looking at free capacity.
+
+A ``-q`` list that matches no queue instance, or a ``-pe`` list none of whose
+names is a configured parallel environment, is an error (``check_names``), as
+in Grid Engine; a list where some names match uses those and passes over the
+others.
 """
 
 from gridtools.cli.sge import loadvalues, qstat_queues
 from gridtools import wildcards
+from gridtools.errors import GridError
+
+#: Grid Engine's message when none of the -pe names is a parallel environment
+NO_SUCH_PE = "error: no such parallel environment"
+
+
+class NothingNamed(GridError):
+    """A -q or -pe list that names nothing configured: the command exits 1, saying
+    the message when there is one (Grid Engine says nothing for -q)."""
 
 
 def _host_match(host, pattern, snap):
@@ -102,8 +116,23 @@ def queue_selected(row, snap, opts):
     return meets_requests(row, opts.requests, snap)
 
 
+def check_names(snap, opts):
+    """Raise NothingNamed when no queue instance matches any ``-q`` entry (no message)
+    or no configured parallel environment any ``-pe`` name (``NO_SUCH_PE``): qstat and
+    qselect call it before they select queues."""
+    if opts.queues and not any(queue_matches(row, spec, snap)
+                               for row in snap.get("queues") or () for spec in opts.queues):
+        raise NothingNamed("")
+    if opts.pes:
+        from gridtools.spool import config as spool_config
+        configured = spool_config.names("pe")
+        if not any(wildcards.match(name, want) for name in configured for want in opts.pes):
+            raise NothingNamed(NO_SUCH_PE)
+
+
 def selected_queues(snap, opts):
-    """Queue rows in display order (by cluster queue, then host) that pass the selection."""
+    """Queue rows in display order (by cluster queue, then host) that pass the selection
+    (the commands call ``check_names`` first)."""
     rows = sorted(snap.get("queues") or [], key=lambda r: (r["queue"], r["host"]))
     return [r for r in rows if queue_selected(r, snap, opts)]
 
