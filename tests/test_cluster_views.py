@@ -122,7 +122,7 @@ def test_condor_status_of_a_down_host_and_a_disabled_queue_instance(workdir):
                 and not line.startswith(" ")}
         assert sorted(rows) == ["node2", "testhost"]
         assert rows["node2"][2:4] == ["2S", "2"] and rows["node2"][-3] == "Ui"
-        assert "Machines Owner Claimed Unclaimed" in "\n".join(out)
+        assert "Total Owner Claimed Unclaimed" in "\n".join(out)
         total = cell.run("condor_status", "-com", "-total")    # (-total ignores -compact, as HTCondor)
         assert total.stderr == "Warning: ignoring -compact option because -total option is also set\n"
         assert total.stdout == cell.run("condor_status", "-total", check=True).stdout

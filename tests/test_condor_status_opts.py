@@ -196,7 +196,8 @@ def test_compact_state_rolls_a_partitionable_slot_up():
     """-state -compact counts a partitionable slot by its dynamic slots' states (under
     its own Activity), and its own state too while it has CPUs left, as HTCondor's
     compact totals do; the dynamic slots make no line of their own."""
-    snap = {"slots": [slot("slot1@hostp", "hostp", cpus=1, PartitionableSlot=True, TotalSlotCpus=4),
+    snap = {"slots": [slot("slot1@hostp", "hostp", cpus=1, PartitionableSlot=True, TotalSlotCpus=4,
+                           NumDynamicSlots=2, ChildState=["Claimed", "Claimed"], ChildActivity=["Busy", "Busy"]),
                       slot("slot1_1@hostp", "hostp", "Claimed", "Busy", DynamicSlot=True,
                            ParentSlotName="slot1@hostp"),
                       slot("slot1_2@hostp", "hostp", "Claimed", "Busy", DynamicSlot=True,

@@ -8,7 +8,10 @@ keyboard idle time) and its condor_config (``config.get(NAME)`` gives
 expanded text): static slots ``slot1@host`` ... (NUM_SLOTS, default one per
 CPU, resources split evenly), or the slot types of ``SLOT_TYPE_<n>`` /
 ``NUM_SLOTS_TYPE_<n>`` / ``SLOT_TYPE_<n>_PARTITIONABLE``; a partitionable
-slot's claims become dynamic slots ``slot1_1@host`` carved from it. Each ad
+slot's claims become dynamic slots ``slot1_1@host`` carved from it, which it
+tells of as HTCondor's startd does (NumDynamicSlots and the ``Child<attr>``
+lists, ``_rollup``); every slot publishes what it was given (TotalSlotCpus,
+TotalSlotMemory, TotalSlotDisk). Each ad
 carries fixed Mips and KFlops (``SLOT_MIPS``, ``SLOT_KFLOPS``), START, RANK
 and the values named by ``STARTD_ATTRS`` and ``STARTD_EXPRS``;
 Requirements is START (and the resource check of a partitionable slot), or
@@ -246,12 +249,48 @@ def machine_ads(host, config, now, views=None, claims=None):
                           claim.resources, ids)
             rows.append((dyn, lay, claim.cpus, claim.memory, claim.disk, claim.gpus, claim.resources))
     loads = _slot_loads(host, rows, [_view(views, r[0].name, now) for r in rows], claims)
-    ads = []
+    ads, children = [], {}
     for (lay, parent, cpus, memory, disk, gpus, resources), load in zip(rows, loads):
-        ads.append(slot_ad(host, lay, cpus, memory, disk, _view(views, lay.name, now), claims.get(lay.name),
-                           policy, now, load, total_slots=len(rows), parent=parent, gpus=gpus,
-                           resources=resources))
+        ad = slot_ad(host, lay, cpus, memory, disk, _view(views, lay.name, now), claims.get(lay.name),
+                     policy, now, load, total_slots=len(rows), parent=parent, gpus=gpus, resources=resources)
+        ads.append(ad)
+        if parent is not None:
+            children.setdefault(parent.name, []).append((lay.name, ad))
+    extra = None
+    for (lay, parent, *_rest), ad in zip(rows, ads):
+        if lay.partitionable and parent is None:
+            if extra is None:
+                extra = re.split(r"[,\s]+", config.get("STARTD_PARTITIONABLE_SLOT_ATTRS") or "")
+            _rollup(ad, sorted(children.get(lay.name, ())), extra)
     return ads
+
+
+#: the attributes of its dynamic slots a partitionable slot publishes as lists
+#: ``Child<name>`` (HTCondor's Resource::publishDynamicChildSummaries), besides the
+#: host's other resources (GPUs ...) and those STARTD_PARTITIONABLE_SLOT_ATTRS names
+CHILD_ATTRS = ("Name", "DSlotId", "CurrentRank", "RemoteUser", "RemoteOwner", "AccountingGroup", "State",
+               "Activity", "EnteredCurrentState", "RetirementTimeRemaining", "Cpus", "Memory", "Disk")
+
+
+def _rollup(ad, children, extra=()):
+    """Publish in partitionable slot ``ad`` what HTCondor's startd rolls up from its
+    dynamic slots ``children`` ((name, ad) pairs): NumDynamicSlots,
+    PslotRollupInformation, and for each attribute of CHILD_ATTRS, of the resources
+    of MachineResources and of ``extra`` (each name once, whatever its case, in
+    the order of their names) ``Child<name>``, the list of its values in the
+    dynamic slots (by slot name; undefined where one lacks it): empty lists while
+    it has none."""
+    ad["NumDynamicSlots"] = len(children)
+    ad["PslotRollupInformation"] = True
+    names = {}
+    resources = ad.eval("MachineResources")
+    more = resources.split() if isinstance(resources, str) else ()
+    for name in (*CHILD_ATTRS, *more, *extra):
+        if name:
+            names.setdefault(name.lower(), name)
+    for key in sorted(names):
+        name = names[key]
+        ad["Child" + name] = [child.eval(name) for _n, child in children]
 
 
 def _dynamic_gpu_ids(lay, dynamic):
@@ -421,6 +460,7 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
         ad[name], ad[f"Total{name}"] = amount, totals.get(name, amount)
         names.append(name)
     ad["MachineResources"] = " ".join(names)
+    _slot_size(ad, lay)
     _slot_kind(ad, lay, parent)
     for attr in ("Start", "Rank", "CpuBusy"):
         ad[attr] = _expr(texts[attr])
@@ -474,11 +514,26 @@ def latch(ad, names, store, now):
             ad[name + "Time"] = kept[1]
 
 
+def _slot_size(ad, lay):
+    """What the slot was given, as HTCondor's startd publishes it on every slot:
+    TotalSlotCpus, TotalSlotMemory, TotalSlotDisk (a real number, as HTCondor's) and
+    TotalSlot<name> for each of its other resources (a partitionable slot's whole
+    share, not what it has left)."""
+    ad["TotalSlotCpus"], ad["TotalSlotMemory"], ad["TotalSlotDisk"] = lay.cpus, lay.memory, float(lay.disk)
+    if "GPUs" in ad:
+        ad["TotalSlotGPUs"] = lay.gpus
+    for name, amount in lay.resources:
+        ad["TotalSlot" + name] = amount
+
+
 def _slot_kind(ad, lay, parent):
     if parent is not None:
         ad["SlotType"] = "Dynamic"
         ad["DynamicSlot"] = True
         ad["ParentSlotName"] = parent.name
+        ad["ParentSlotId"] = parent.slot_id
+        ad["DSlotId"] = _dyn_number(lay.name)
+        ad["PslotRollupInformation"] = True
     elif lay.partitionable:
         ad["SlotType"] = "Partitionable"
         ad["PartitionableSlot"] = True

@@ -4,7 +4,8 @@ the summaries its compact mode counts; the rest of condor_status's tables are
 ``machineviews``'. -gpus -compact is HTCondor's GPUsCompact print format, its
 slots rolled up by machine and slot type (``gpus_compact_table``)."""
 
-from gridtools.cli.condor.machineviews import (KEY_WIDTH, MODE_CONSTRAINTS, _int_text, _number, _text,
+from gridtools.cli.condor.adformat import PlainAd
+from gridtools.cli.condor.machineviews import (KEY_WIDTH, MODE_CONSTRAINTS, _int_text, _text,
                                                server_summary, state_summary, summary)
 
 #: -compact's columns: (heading, width, alignment of the values; headings are left-aligned,
@@ -16,55 +17,140 @@ COMPACT_COLUMNS = (("Machine", 12, "<"), ("Platform", 11, "<"), ("Slots", 5, ">"
 _STATE_LETTERS = {"Owner": "O", "Unclaimed": "U", "Matched": "M", "Claimed": "C", "Preempting": "P",
                   "Shutdown": "S", "Delete": "X", "Backfill": "F", "Drained": "D"}
 _ACTIVITY_LETTERS = {"Idle": "i", "Busy": "b", "Retiring": "r", "Vacating": "v", "Suspended": "s",
-                     "Benchmarking": "e", "Killing": "k", "Checkpointing": "c"}
+                     "Benchmarking": "e", "Killing": "k", "Cleaning": "c", "Checkpointing": "c"}
 
 
-def _activity_code(ads):
-    """HTCondor's two-letter state/activity code (Ui, Cb, ...); a letter the slots of a
-    machine disagree on is ``*``."""
-    codes = {(_STATE_LETTERS.get(_text(ad, "State", ""), " "), _ACTIVITY_LETTERS.get(_text(ad, "Activity", ""), " "))
-             for ad in ads}
+def _get(ad, name):
+    """``ad.eval(name)`` (None for an attribute a status snapshot's ad lacks: the daemon
+    publishes each under one spelling, and the ad is not built to find it missing)."""
+    if type(ad) is PlainAd:
+        if name in ad.values:
+            return ad.values[name]
+        if name not in ad.exprs:
+            return None
+    return ad.eval(name)
+
+
+def _num(ad, attr):
+    value = _get(ad, attr)
+    return value if type(value) in (int, float) else None
+
+
+def _txt(ad, attr, default="??"):
+    value = _get(ad, attr)
+    return value if isinstance(value, str) else default
+
+
+def _letters(ad):
+    """A slot's two letters of HTCondor's ACTIVITY_CODE (Ui, Cb, ...)."""
+    return (_STATE_LETTERS.get(_txt(ad, "State", ""), " ") + _ACTIVITY_LETTERS.get(_txt(ad, "Activity", ""), " "))
+
+
+#: HTCondor's State and Activity enums (string_to_state, string_to_activity): a letter
+#: each, "#" where the dynamic slots of a partitionable slot have no consensus
+_STATE_ENUM = ("None", "Owner", "Unclaimed", "Matched", "Claimed", "Preempting", "Shutdown", "Delete", "Backfill",
+               "Drained")
+_ACTIVITY_ENUM = ("None", "Idle", "Busy", "Retiring", "Vacating", "Suspended", "Benchmarking", "Killing",
+                  "Cleaning")
+
+
+def _consensus(values, enum, wins):
+    """The consensus of a partitionable slot's Child<State|Activity> list, as HTCondor's
+    condor_status -compact works it out: None without one (no dynamic slot, or no
+    list), "#" where they differ, ``wins`` (Preempting, Vacating) as soon as one has it."""
+    found = None
+    for value in values if isinstance(values, list) else ():
+        if not isinstance(value, str) or value not in enum or value == "None":
+            continue
+        if found is None:
+            found = value
+        elif value != found:
+            if value == wins:
+                return value
+            found = "#"
+    return found
+
+
+def _pslot_code(ad):
+    """The ST of a partitionable slot: its own letters rolled together with the
+    consensus of its dynamic slots (ChildState, ChildActivity), as HTCondor's compact
+    mode does: an exhausted (Cpus under 0.1) Unclaimed/Idle slot shows the consensus,
+    a Drained one with Claimed dynamic slots shows C, a Preempting or Vacating one
+    wins, and a letter that differs from a consensus is ``*``."""
+    state = _consensus(_get(ad, "ChildState"), _STATE_ENUM, "Preempting")
+    activity = _consensus(_get(ad, "ChildActivity"), _ACTIVITY_ENUM, "Vacating")
+    bsc = " " if state is None else "#" if state == "#" else _STATE_LETTERS.get(state, " ")
+    bac = " " if activity is None else "#" if activity == "#" else _ACTIVITY_LETTERS.get(activity, " ")
+    asc, aac = _letters(ad)
+    cpus = _num(ad, "Cpus")
+    if asc + aac == "Ui" and cpus is not None and cpus < 0.1:
+        asc, aac = bsc, bac
+    elif asc == "D" and bsc == "C":
+        asc = bsc
+    if bsc == "P":
+        asc = bsc
+    if bac == "v":
+        aac = bac
+    if state is not None and asc != bsc:
+        asc = "*"
+    if activity is not None and aac != bac:
+        aac = "*"
+    return asc + aac
+
+
+def _activity_code(codes):
+    """The ST of a machine: the codes of its slots, a letter they disagree on ``*``."""
     states, acts = {c[0] for c in codes}, {c[1] for c in codes}
     return (states.pop() if len(states) == 1 else "*") + (acts.pop() if len(acts) == 1 else "*")
 
 
 def _platform(ad):
-    arch, opsys = ad.eval("Arch"), ad.eval("OpSysAndVer")
+    arch, opsys = _get(ad, "Arch"), _get(ad, "OpSysAndVer")
     if not isinstance(opsys, str):
-        opsys = ad.eval("OpSys")
+        opsys = _get(ad, "OpSys")
     arch = {"X86_64": "x64", "X86": "x86"}.get(arch, arch if isinstance(arch, str) else "")
     return f"{arch}/{opsys}" if isinstance(opsys, str) else ""
 
 
 def _compact_row(machine, ads):
-    """The -compact line of one machine: its static slots rolled up, or its partitionable
-    slot with the dynamic slots carved from it."""
-    parts = [ad for ad in ads if ad.eval("PartitionableSlot") is True]
-    dyns = [ad for ad in ads if ad.eval("DynamicSlot") is True]
-    statics = [ad for ad in ads if ad not in parts and ad not in dyns]
+    """The -compact line of one machine: its static slots rolled up, or its
+    partitionable slot, which tells of its dynamic slots (HTCondor's compact query
+    leaves those out; any given here are left out too): Slots is its NumDynamicSlots,
+    Cpus and TotalGb its TotalSlotCpus and TotalSlotMemory (the whole slot), FreCpu
+    and FreeGb its Cpus and Memory (what it has left), MaxSlotGb the largest of its
+    ChildMemory, ST its state rolled together with its dynamic slots' (``_pslot_code``)."""
+    parts = [ad for ad in ads if _get(ad, "PartitionableSlot") is True]
+    statics = [ad for ad in ads if _get(ad, "PartitionableSlot") is not True and _get(ad, "DynamicSlot") is not True]
+    ads = statics + parts
 
     def num(ad, *attrs):
         for attr in attrs:
-            value = _number(ad, attr)
+            value = _num(ad, attr)
             if value is not None:
                 return value
         return 0.0
-    free = [ad for ad in statics if _text(ad, "State", "") not in ("Claimed", "Preempting", "Matched")] + parts
-    cpus = sum(num(ad, "TotalSlotCpus", "Cpus") for ad in statics + parts)
-    gpus = [num(ad, "TotalSlotGPUs", "GPUs") for ad in statics + parts if _number(ad, "GPUs") is not None]
-    memory = sum(num(ad, "TotalSlotMemory", "Memory") for ad in statics + parts)
+    free = [ad for ad in statics if _txt(ad, "State", "") not in ("Claimed", "Preempting", "Matched")] + parts
+    cpus = sum(num(ad, "TotalSlotCpus", "Cpus") for ad in ads)
+    gpus = [num(ad, "TotalSlotGPUs", "GPUs") for ad in ads if _num(ad, "GPUs") is not None]
+    memory = sum(num(ad, "TotalSlotMemory", "Memory") for ad in ads)
     first = ads[0]
-    total_cpus = _number(first, "TotalCpus")
-    load = _number(first, "TotalLoadAvg")
-    sizes = [num(ad, "Memory") for ad in statics + dyns]
-    starts = [_number(ad, "RecentJobStarts") for ad in statics + parts]
+    total_cpus = _num(first, "TotalCpus")
+    load = _num(first, "TotalLoadAvg")
+    sizes = [num(ad, "Memory") for ad in statics]
+    for ad in parts:
+        children = _get(ad, "ChildMemory")
+        sizes += [v for v in children if type(v) in (int, float)] if isinstance(children, list) else []
+    slots = [_num(ad, "NumDynamicSlots") for ad in parts]
+    starts = [_num(ad, "RecentJobStarts") for ad in ads]
     starts = [s for s in starts if s is not None]
+    count = len(statics) + sum(int(n) for n in slots if n is not None)
+    shown = "%d" % count if statics or any(n is not None for n in slots) else ""
     return [machine, _platform(first),
-            "%d%s" % (len(statics) + len(dyns), "S" if statics and not parts else " "),
+            "%s%s" % (shown, "S" if statics and not parts else " "),
             "%d" % cpus, "%d" % sum(gpus) if gpus else "", "%.2f" % (memory / 1024.0),
             "%d" % sum(num(ad, "Cpus") for ad in free), "%.2f" % (sum(num(ad, "Memory") for ad in free) / 1024.0),
             "%.2f" % (load / total_cpus) if load is not None and total_cpus else "",
-            _activity_code(statics + dyns + parts if dyns else statics + parts),
+            _activity_code([_letters(ad) for ad in statics] + [_pslot_code(ad) for ad in parts]),
             "%.2f" % (sum(starts) / 20.0) if starts else "_",
             "%.2f" % (max(sizes) / 1024.0) if sizes else "*"]
 
@@ -92,11 +178,26 @@ COMPACT_CONSTRAINTS = {
 
 
 def compact_query(mode, ads):
-    """The slot ads -compact's query selects in query mode ``mode`` (what condor_status
-    shows, unfolded, when -total makes it ignore -compact)."""
-    from gridtools.cli.condor import adformat
-    expr = adformat.constraint(COMPACT_CONSTRAINTS[mode])
-    return [ad for ad in ads if expr.eval(adformat.full(ad)) is True]
+    """The slot ads -compact's query selects in query mode ``mode`` (COMPACT_CONSTRAINTS:
+    worked out on the ads' values, without building each ad)."""
+    return [ad for ad in ads if _in_compact_query(mode, ad)]
+
+
+def _in_compact_query(mode, ad):
+    """Whether COMPACT_CONSTRAINTS[mode] is true for ``ad``."""
+    if mode == "avail":
+        state, cpus, memory = _get(ad, "State"), _get(ad, "Cpus"), _get(ad, "Memory")
+        return isinstance(state, str) and state.lower() == "unclaimed" and _positive(cpus) and _positive(memory)
+    if mode == "run":
+        state = _get(ad, "State")
+        if isinstance(state, str) and state.lower() == "claimed" and _get(ad, "DynamicSlot") is not True:
+            return True
+        return _positive(_get(ad, "NumDynamicSlots"))
+    return _get(ad, "PartitionableSlot") is True or _get(ad, "DynamicSlot") is not True
+
+
+def _positive(value):
+    return type(value) in (int, float) and value > 0
 
 
 def compact_table(ads, totals_only=False, style=None, key_min=KEY_WIDTH):
@@ -105,8 +206,9 @@ def compact_table(ads, totals_only=False, style=None, key_min=KEY_WIDTH):
     "state" or "server" (-state, -server), HTCondor's compact forms of those tables,
     each with its own summary (compact_state_summary, compact_server_summary)."""
     machines = {}
+    ads = [ad for ad in ads if _get(ad, "DynamicSlot") is not True or _get(ad, "PartitionableSlot") is True]
     for ad in ads:
-        machines.setdefault(_text(ad, "Machine"), []).append(ad)
+        machines.setdefault(_txt(ad, "Machine"), []).append(ad)
     columns = _COMPACT_STYLES.get(style) or [(i,) + c for i, c in enumerate(COMPACT_COLUMNS)]
     rows = []
     for name, group in machines.items():
@@ -133,40 +235,57 @@ def compact_table(ads, totals_only=False, style=None, key_min=KEY_WIDTH):
     elif style == "server":
         out.append(compact_server_summary(ads, key_min))
     else:
-        out.append(summary(ads, "Machines", key_min))
+        out.append(compact_summary(ads, key_min))
     return "".join(out)
+
+
+def compact_summary(ads, key_min=KEY_WIDTH):
+    """The summary of -compact (HTCondor's StartdNormalTotal as its compact mode feeds
+    it): per Platform (as the table shows it, x64/LINUX) the states of the static
+    slots, of the dynamic slots of each partitionable slot (its ChildState) and of
+    each partitionable slot that has CPUs left (0.1 or more)."""
+    items = []
+    for ad, part, again in _compact_counted(ads):
+        if part:
+            states = _get(ad, "ChildState")
+            items.append((ad, ""))              # (its line, even with nothing to count)
+            items += [(ad, s) for s in states if isinstance(s, str)] if isinstance(states, list) else []
+            if again:
+                items.append((ad, None))
+        else:
+            items.append((ad, None))
+    return summary(items, key_min=key_min, key=_platform, pairs=True)
 
 
 def _compact_counted(ads):
     """The ads HTCondor's -compact totals count (its query leaves dynamic slots out),
     each with whether it is a partitionable slot that counts twice: once rolled up (by
-    the states of its dynamic slots) and once as itself, while it has CPUs left."""
+    the states of its dynamic slots) and once as itself, unless it is exhausted (its
+    Cpus under 0.1)."""
     out = []
     for ad in ads:
-        if ad.eval("DynamicSlot") is True and ad.eval("PartitionableSlot") is not True:
+        if _get(ad, "DynamicSlot") is True and _get(ad, "PartitionableSlot") is not True:
             continue
-        part = ad.eval("PartitionableSlot") is True
-        cpus = _number(ad, "Cpus")
-        out.append((ad, part, part and cpus is not None and cpus >= 0.1))
+        part = _get(ad, "PartitionableSlot") is True
+        cpus = _num(ad, "Cpus")
+        out.append((ad, part, part and not (cpus is not None and cpus < 0.1)))
     return out
 
 
 def compact_state_summary(ads, key_min=KEY_WIDTH):
     """The summary of -state -compact (HTCondor's StartdStateTotal as its compact mode
     feeds it): per Activity the states of the static slots, of the dynamic slots of
-    each partitionable slot (under that one's Activity) and of each partitionable slot
-    that has CPUs left."""
-    children = {}
-    for ad in ads:
-        if ad.eval("DynamicSlot") is True:
-            children.setdefault(_text(ad, "ParentSlotName", ""), []).append(_text(ad, "State", ""))
+    each partitionable slot (its ChildState, under its own Activity) and of each
+    partitionable slot that has CPUs left."""
     items = []
     for ad, part, again in _compact_counted(ads):
         if part:
+            states = _get(ad, "ChildState")
             items.append((ad, ""))              # (its line, even with nothing to count)
-            items += [(ad, state) for state in children.get(_text(ad, "Name", ""), [])]
+            if isinstance(_get(ad, "Activity"), str) and isinstance(states, list):
+                items += [(ad, s) for s in states if isinstance(s, str)]
             if again:
-                items.append((ad, _text(ad, "State", "")))
+                items.append((ad, None))
         else:
             items.append((ad, None))
     return state_summary(items, pairs=True, key_min=key_min)

@@ -37,8 +37,6 @@ from gridtools.formats.condor import VERSION
 
 #: the constraints of the query modes (HTCondor's)
 MODE_CONSTRAINTS = {"avail": 'State == "Unclaimed" && Cpus > 0 && Memory > 0', "run": 'State == "Claimed"'}
-#: slot states counted by the summary, in its column order (the backfill counts stay 0)
-STATES = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drained")
 _TOTAL_HEAD = ("%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s"
                % ("Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
                   "BkIdle"))
@@ -274,26 +272,38 @@ def run_summary(ads, key_min=KEY_WIDTH):
     return _totals(rows, total, _RUN_HEAD, numbers, malformed, key_min)
 
 
-def summary(ads, first="Total", key_min=KEY_WIDTH):
-    """The per Arch/OpSys and total counts of slots by state (``first``: the heading of
-    the count column, Machines in -compact's, whose width it takes)."""
-    counts = {}
-    for ad in ads:
-        key = f"{_text(ad, 'Arch')}/{_text(ad, 'OpSys')}"
-        row = counts.setdefault(key, [0] * (len(STATES) + 1))
-        state = _text(ad, "State", "")
-        row[0] += 1
-        if state in STATES:
-            row[1 + STATES.index(state)] += 1
-    total = [sum(r[i] for r in counts.values()) for i in range(len(STATES) + 1)]
-    width = max(6, len(first))
+#: the states the slot summary counts, in its column order (HTCondor's StartdNormalTotal);
+#: BkIdle stays 0 (no slot of gridtools is a backfill slot)
+_NORMAL_ORDER = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drained", "Backfill")
+
+
+def summary(ads, key_min=KEY_WIDTH, key=None, pairs=False):
+    """The slot summary, HTCondor's StartdNormalTotal: per Arch/OpSys (``key(ad)`` when
+    given) and in total the slots in each state; the Total column counts those in one
+    of these states, an ad without State or in another state counts in none and is
+    malformed. With ``pairs``, ``ads`` are (ad, state) pairs: ``state`` counted under
+    the ad's key (None: the ad's own State; "": nothing, the key's line only), where a
+    rolled-up state that is none of these is left out without counting as malformed."""
+    rows, total, malformed = {}, [0] * (len(_NORMAL_ORDER) + 1), 0
+    for item in ads:
+        ad, state = item if pairs else (item, None)
+        row = rows.setdefault(key(ad) if key else f"{_text(ad, 'Arch')}/{_text(ad, 'OpSys')}",
+                              [0] * (len(_NORMAL_ORDER) + 1))
+        if state == "":
+            continue
+        rolled = state is not None
+        if not rolled:
+            state = _text(ad, "State", "")
+        if state not in _NORMAL_ORDER:
+            malformed += not rolled
+            continue
+        for sums in (row, total):
+            sums[0] += 1
+            sums[1 + _NORMAL_ORDER.index(state)] += 1
 
     def numbers(row):
-        machines, owner, claimed, unclaimed, matched, preempting, drained = row
-        return "%*d %5d %7d %9d %7d %10d %6d %8d %6d" % (width, machines, owner, claimed, unclaimed, matched,
-                                                         preempting, drained, 0, 0)
-    head = _TOTAL_HEAD if first == "Total" else first.rjust(width) + _TOTAL_HEAD[6:]
-    return _totals(counts, total, head, numbers, key_min=key_min)
+        return "%6d %5d %7d %9d %7d %10d %6d %8d %6d" % (tuple(row) + (0,))
+    return _totals(rows, total, _TOTAL_HEAD, numbers, malformed, key_min)
 
 
 def _totals(rows, total, header, numbers, malformed=0, key_min=KEY_WIDTH):

@@ -387,7 +387,7 @@ def _ads(opts, snap, now):
             ads = statusviews.gpu_ads(ads, startd=True)
     else:
         ads = [adformat.from_plain(item) for item in snap.get("slots") or []]
-        if opts.compact_ignored and not opts.gpus:
+        if (opts.compact or opts.compact_ignored) and not opts.gpus:
             from gridtools.cli.condor import compactviews
             ads = compactviews.compact_query(opts.mode, ads)
         elif opts.mode in views.MODE_CONSTRAINTS:
