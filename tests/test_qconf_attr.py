@@ -183,7 +183,8 @@ def test_share_tree_nodes(cell, workdir):
         fh.write("name alice\noticket 0\nfshare 0\ndelete_time 0\ndefault_project NONE\n")
     ok(cell, "-Auser", path)
     assert fails(cell, "-mstnode", "/projA=60") == "No sharetree\n"
-    assert ok(cell, "-astnode", "/projA=60,/default=40").stderr == "modified sharetree\n"
+    assert ok(cell, "-astnode", "/projA=60,/default=40").stderr == (
+        "setting \n/projA=60\nsetting \n/default=40\nmodified sharetree\n")
     ok(cell, "-astnode", "/projA/alice=10")
     ok(cell, "-mstnode", "/projA/alice=20")
     assert ok(cell, "-sst").stdout == "Root=1\n   projA=60\n      alice=20\n   default=40\n"
@@ -194,7 +195,8 @@ def test_share_tree_nodes(cell, workdir):
     assert fails(cell, "-dstnode", "/") == "can't delete root node\n"
     assert fails(cell, "-dprj", "projA") == 'denied: may not remove project "projA" still referenced in share tree\n'
     ok(cell, "-dstnode", "/projA/alice")
-    assert fails(cell, "-mstnode", "/nope=1") == 'Unable to locate "/nope" in sharetree\n'
+    assert fails(cell, "-mstnode", "/nope=1") == ("Unable to locate /nope in sharetree\n"
+                                                  "no modifications to sharetree\n")
     assert ok(cell, "-dstree").stderr == "root@testhost removed sharetree list\n"
     assert fails(cell, "-sstree") == "no sharetree element\n"
     assert fails(cell, "-dstree") == "sharetree does not exist\n"

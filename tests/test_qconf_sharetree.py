@@ -90,11 +90,14 @@ def test_trees_grid_engine_refuses_are_refused_whole(named, workdir, option):
 def test_stnode_changes_are_checked_too(named):
     before = qconf(named, "-sstree").stdout
     proc = qconf(named, "-astnode", "/stprjA/ghost=5")
-    assert (proc.returncode, proc.stderr) == (1, 'denied: share tree contains reference to unknown user "ghost"\n')
+    assert (proc.returncode, proc.stderr) == (1, 'setting \n/stprjA/ghost=5\n'
+                                                 'denied: share tree contains reference to unknown user "ghost"\n')
     proc = qconf(named, "-astnode", "/stprjB/stprjA=5")
-    assert (proc.returncode, proc.stderr) == (1, 'found project "stprjA" in project "stprjB" sub-tree of share tree\n')
+    assert (proc.returncode, proc.stderr) == (1, 'setting \n/stprjB/stprjA=5\n'
+                                                 'found project "stprjA" in project "stprjB" sub-tree of share tree\n')
     proc = qconf(named, "-astnode", "/dept=1,/dept/stalice=5")
-    assert (proc.returncode, proc.stderr) == (1, 'found user "stalice" twice in share tree\n')
+    assert (proc.returncode, proc.stderr) == (1, 'setting \n/dept=1\nsetting \n/dept/stalice=5\n'
+                                                 'found user "stalice" twice in share tree\n')
     assert qconf(named, "-sstree").stdout == before
     assert qconf(named, "-astnode", "/stprjB/stalice=5").returncode == 0
 
@@ -103,7 +106,7 @@ def test_astnode_without_a_tree_starts_one_at_root(cell, workdir):
     path = write(workdir, "user", "name stalice\noticket 0\nfshare 0\ndelete_time 0\ndefault_project NONE\n")
     assert qconf(cell, "-Auser", path).returncode == 0
     proc = qconf(cell, "-astnode", "/stalice=10")
-    assert (proc.returncode, proc.stderr) == (0, "modified sharetree\n")
+    assert (proc.returncode, proc.stderr) == (0, "setting \n/stalice=10\nmodified sharetree\n")
     assert qconf(cell, "-sst").stdout == "Root=1\n   stalice=10\n"
     assert qconf(cell, "-dstree").returncode == 0
     proc = qconf(cell, "-mstnode", "/stalice=10")

@@ -148,12 +148,12 @@ def test_job_shares_order_a_users_pending_jobs():
     assert [stckt(result, 1), stckt(result, 2)] == [5000.0, 10000.0]
 
 
-def test_parallel_jobs_dilute_by_their_slots():
-    """a's first job asks for at least 4 slots: the next gets stt / (1 + 4)."""
+def test_parallel_jobs_dilute_as_one_job():
+    """a's first job asks for at least 4 slots: it counts one job, the next gets stt / 2."""
     jobs = [PolicyJob(1, "a", 1.0, min_slots=4), PolicyJob(2, "a", 2.0)]
     result = tickets.compute(jobs, users("a"), PolicyConfig(weight_tickets_share=T),
                              tree(ShareNode("a", 1)))
-    assert [stckt(result, 1), stckt(result, 2)] == [10000.0, 2000.0]
+    assert [stckt(result, 1), stckt(result, 2)] == [10000.0, 5000.0]
 
 
 def test_default_leaf_gives_each_user_its_shares():

@@ -16,6 +16,12 @@ an account then holds what its running jobs have used so far (Grid Engine's
 ``halflife_decay_list`` -1: only running jobs count). Long-term usage is
 never decayed.
 
+Each account also counts the tasks that ended (Grid Engine's
+``finished_jobs`` usage), decayed the same way with a half-life of its own
+(``HalfLife.jobs``; negative, the default: an ended task is forgotten at
+once). The share tree counts them against a user or project when it hands
+out pending jobs' tickets.
+
 Nothing here reads a clock or a file: times are arguments, and
 ``Ledger.to_data``/``Ledger.from_data`` give the plain data the daemon
 persists and reloads.
@@ -70,10 +76,12 @@ ZERO = Usage()
 
 @dataclass(frozen=True, slots=True)
 class HalfLife:
-    """Half-life of each kind of usage in seconds (0: never decays, < 0: forgotten at once)."""
+    """Half-life of each kind of usage in seconds (0: never decays, < 0: forgotten at once),
+    and of the count of ended tasks (``jobs``)."""
     cpu: float
     mem: float
     io: float
+    jobs: float = -1.0
 
     @classmethod
     def uniform(cls, seconds):
@@ -134,6 +142,7 @@ class Account:
     usage: Usage = ZERO
     long_term: Usage = ZERO
     stamp: float = 0.0
+    finished: float = 0.0      # tasks that ended, decayed (Grid Engine's finished_jobs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +193,23 @@ class Ledger:
         self.record(sample)
         self.debited.pop((sample.job, sample.task), None)
         self.holders.pop((sample.job, sample.task), None)
+
+    def count_finished(self, user, project, time):
+        """Count one ended task of ``user`` under ``project`` (or None) at ``time``."""
+        for account_key in keys_of(user, project):
+            account = self.accounts.get(account_key)
+            if account is None:
+                account = self.accounts[account_key] = Account(stamp=time)
+            self._decay(account, time)
+            account.finished += 1.0
+
+    def finished_jobs(self, key, now):
+        """The decayed count of ended tasks of an account at ``now`` (0 for an unknown one,
+        and always 0 when that count is forgotten at once)."""
+        account = self.accounts.get(key)
+        if account is None or self.half_life.jobs < 0:
+            return 0.0
+        return account.finished * decay_factor(self.half_life.jobs, now - account.stamp)
 
     def drop(self, job, task):
         """Stop tracking a task that ended without a final sample; True when it was tracked."""
@@ -256,16 +282,17 @@ class Ledger:
     def _decay(self, account, time):
         if time > account.stamp:
             account.usage = account.usage.times(self.half_life.factors(time - account.stamp))
+            account.finished *= decay_factor(self.half_life.jobs, time - account.stamp)
             account.stamp = time
 
     def to_data(self):
         """The ledger as plain data (lists, dicts, numbers, strings)."""
         return {
             "version": DATA_VERSION,
-            "half_life": _usage_data(self.half_life),
+            "half_life": dict(_usage_data(self.half_life), finished_jobs=self.half_life.jobs),
             "accounts": [dict(holder=k.holder.value, name=k.name, project=k.project,
                               usage=_usage_data(a.usage), long_term=_usage_data(a.long_term),
-                              stamp=a.stamp)
+                              stamp=a.stamp, finished_jobs=a.finished)
                          for k, a in sorted(self.accounts.items(), key=lambda i: i[0].sort_key())],
             "debited": [dict(job=job, task=task, used=_usage_data(u),
                              **_holder_data(self.holders.get((job, task))))
@@ -277,12 +304,15 @@ class Ledger:
         """A ledger from ``to_data``'s form; ValueError names what is wrong."""
         if not isinstance(data, dict) or data.get("version") != DATA_VERSION:
             raise ValueError("usage data: unknown format version")
-        ledger = cls(half_life=HalfLife(*_usage_values(data.get("half_life"))))
-        for item in _list(data, "accounts"):
+        half_life = data.get("half_life")
+        jobs = _number(half_life.get("finished_jobs", -1.0)) if isinstance(half_life, dict) else -1.0
+        ledger = cls(half_life=HalfLife(*_usage_values(half_life), jobs))
+        for item in _list(data, "accounts"):      # (finished_jobs: 0 in a record written before)
             key = _account_key(item)
             ledger.accounts[key] = Account(Usage(*_usage_values(item.get("usage"))),
                                            Usage(*_usage_values(item.get("long_term"))),
-                                           _number(item.get("stamp")))
+                                           _number(item.get("stamp")),
+                                           _number(item.get("finished_jobs", 0.0)))
         for item in _list(data, "debited"):
             key = (_integer(item.get("job")), _integer(item.get("task")))
             ledger.debited[key] = Usage(*_usage_values(item.get("used")))

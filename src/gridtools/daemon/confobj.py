@@ -420,7 +420,14 @@ def acl_delete(ctx):
 
 def stnode(ctx):
     """-astnode / -mstnode / -dstnode: change nodes of the stored share tree (-astnode
-    without one starts a tree at a node "Root" of 1 share, as qconf does)."""
+    without one starts a tree at a node "Root" of 1 share, as qconf does).
+
+    As Grid Engine's qconf, -astnode / -mstnode say ``setting`` and the node's
+    path with its new shares for each node they set (-astnode sets a node
+    that exists, and adds one whose parent exists), and ``Unable to locate
+    <path> in sharetree`` for each they cannot; when they set none, ``no
+    modifications to sharetree`` and the request fails.
+    """
     tree = confstore.load("sharetree")
     existed = tree is not None
     mode = ctx.body.get("mode")
@@ -428,11 +435,23 @@ def stnode(ctx):
         tree = {"id": 0, "name": "Root", "type": 0, "shares": 1, "childnodes": []}
     if tree is None:
         return ctx.fail("No sharetree")
-    step = {"add": _add_node, "modify": _modify_node, "delete": _delete_node}.get(mode)
-    if step is None:
+    if mode == "delete":
+        for path, _shares in ctx.body.get("items") or []:
+            _delete_node(tree, str(path))
+    elif mode in ("add", "modify"):
+        modified = 0
+        for path, shares in ctx.body.get("items") or []:
+            found = _set_node(tree, str(path), int(shares), mode == "add")
+            if found is None:
+                ctx.info(f"Unable to locate {path} in sharetree")
+                continue
+            modified += 1
+            ctx.info("setting ")
+            ctx.info(f"{found}={int(shares)}")
+        if not modified:
+            return ctx.fail("no modifications to sharetree")
+    else:
         raise GridError(f"error: unknown share tree node operation {mode!r}")
-    for path, shares in ctx.body.get("items") or []:
-        step(tree, str(path), shares)
     _validate_tree(tree)
     confstore.write(ctx.state, "sharetree", None, tree)
     _log_tree(ctx, tree, "modified" if existed else "added")
@@ -443,27 +462,36 @@ def _locate(tree, path):
     from gridtools.formats.sge.sharetree import find_node
     found = find_node(tree, path)
     if found is None:
-        raise GridError(f'Unable to locate "{path}" in sharetree')
+        raise GridError(f"Unable to locate {path} in sharetree")
     return found
 
 
-def _add_node(tree, path, shares):
-    cut = max(path.rfind("/"), path.rfind("."))
-    parent_path, name = (path[:cut] or "/", path[cut + 1:]) if cut >= 0 else ("/", path)
-    parent, _ = _locate(tree, parent_path)
-    if not name or any(c["name"] == name for c in parent["childnodes"]):
-        raise GridError(f"Could not add node {path} to sharetree due to non-unique path")
-    node_type = 1 if confstore.exists("project", name) else 0
-    parent["childnodes"].append({"id": 0, "name": name, "type": node_type, "shares": int(shares),
-                                 "childnodes": []})
+def _set_node(tree, path, shares, add):
+    """Set the shares of the node at ``path`` (``add``: adding it when only its parent
+    exists); the node's path from the root as qconf prints it, None when there is no
+    such node (or parent)."""
+    from gridtools.formats.sge.sharetree import find_node
+    found = find_node(tree, path)
+    if found is None and add:
+        cut = max(path.rfind("/"), path.rfind("."))
+        parent_path, name = (path[:cut] or "/", path[cut + 1:]) if cut >= 0 else ("/", path)
+        parent = find_node(tree, parent_path)
+        if parent is None or not name:
+            return None
+        if any(c["name"] == name for c in parent[0]["childnodes"]):
+            raise GridError(f"Could not add node {path} to sharetree due to non-unique path")
+        node_type = 1 if confstore.exists("project", name) else 0
+        parent[0]["childnodes"].append({"id": 0, "name": name, "type": node_type, "shares": shares,
+                                        "childnodes": []})
+        found = find_node(tree, path)
+    if found is None:
+        return None
+    node, ancestors = found
+    node["shares"] = shares
+    return "".join("/" + a["name"] for a in ancestors[1:] + ([node] if node is not tree else []))
 
 
-def _modify_node(tree, path, shares):
-    node, _ = _locate(tree, path)
-    node["shares"] = int(shares)
-
-
-def _delete_node(tree, path, _shares):
+def _delete_node(tree, path):
     node, ancestors = _locate(tree, path)
     if node is tree:
         raise GridError("can't delete root node")

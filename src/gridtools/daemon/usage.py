@@ -9,7 +9,10 @@ scheduler reads the accounts, decayed to the time of each pass, as the
 members' usage of the share tree. The half-life is sched_conf's
 ``halftime`` (hours; 0 keeps usage forever), or for each kind of usage the
 minutes its ``halflife_decay_list`` gives (0 keeps it forever, -1 forgets
-what ended jobs used at once).
+what ended jobs used at once). Each task of a job that ends (not the tasks
+of a parallel job's slaves) also counts as one finished job for its owner
+and project (``Ledger.count_finished``), decayed as halflife_decay_list's
+``finished_jobs`` says (without a list: forgotten at once).
 """
 
 from gridtools.accounting.usage import ZERO, AccountKey, HalfLife, Ledger, Sample, Usage
@@ -24,7 +27,7 @@ class Keeper:
         self.ledger = Ledger()
         self.dirty = False
         self.urgent = False          # a request changed it: written before it is answered
-        self.halftime = None         # the half-lives in force, seconds of cpu, mem, io
+        self.halftime = None         # the half-lives in force, seconds of cpu, mem, io, jobs
 
     def load(self, log):
         try:
@@ -38,7 +41,7 @@ class Keeper:
 
     def configure(self, policy, now):
         """Follow sched_conf's halftime and halflife_decay_list (a PolicyConfig)."""
-        seconds = policy.half_lives()
+        seconds = tuple(policy.half_lives()) + (policy.finished_half_life(),)
         if seconds == self.halftime:
             return
         self.halftime = seconds
@@ -62,6 +65,8 @@ class Keeper:
                         Usage(cpu, float(used.get("mem", 0.0) or 0.0), float(used.get("io", 0.0) or 0.0)),
                         float(result.get("end_time") or now))
         self.ledger.finish(sample)
+        if isinstance(number, int):          # a task of the job (a slave's is "N.pe.x")
+            self.ledger.count_finished(sample.user, sample.project, sample.time)
         self.dirty = True
 
     def task_gone(self, job_id, number):
@@ -87,7 +92,8 @@ class Keeper:
         return sorted({k.name for k in self.ledger.accounts if k.holder.value != "project"})
 
     def usage_of(self, now):
-        """``usage_of(kind, name)`` as ``sched.inputs.members`` wants it, at ``now``."""
+        """``usage_of(kind, name)`` as ``sched.inputs.members`` wants it, at ``now``:
+        (decayed usage, long-term usage, in-project usage, decayed finished jobs)."""
         ledger = self.ledger
 
         def of(kind, name):
@@ -96,7 +102,8 @@ class Keeper:
             if kind == "user":
                 in_projects = tuple(
                     ProjectUsage(p, ledger.usage(AccountKey.user_in(name, p), now),
-                                 ledger.long_term(AccountKey.user_in(name, p)))
+                                 ledger.long_term(AccountKey.user_in(name, p)),
+                                 ledger.finished_jobs(AccountKey.user_in(name, p), now))
                     for p in ledger.projects_of(name))
-            return ledger.usage(key, now), ledger.long_term(key), in_projects
+            return ledger.usage(key, now), ledger.long_term(key), in_projects, ledger.finished_jobs(key, now)
         return of

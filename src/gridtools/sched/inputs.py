@@ -734,8 +734,9 @@ def share_tree(conf):
 def members(conf, usage_of=None, more_users=()):
     """Users, projects and departments (Members) with their shares, tickets and usage.
 
-    ``usage_of(kind, name)`` gives (decayed Usage, long-term Usage, in-project list) of a
-    user ("user") or project ("project"); without it, usage is zero. ``more_users``:
+    ``usage_of(kind, name)`` gives (decayed Usage, long-term Usage, in-project list[,
+    decayed count of finished jobs]) of a user ("user") or project ("project");
+    without it, usage is zero. ``more_users``:
     users without a user object who have usage (created automatically under
     enforce_user auto).
     """
@@ -743,8 +744,11 @@ def members(conf, usage_of=None, more_users=()):
     gconf = conf.objects["conf"].get("global") or {}
 
     def member(kind, name, obj):
-        usage, long_term, in_projects = usage_of(kind, name) if usage_of else (None, None, ())
+        found = usage_of(kind, name) if usage_of else (None, None, ())
+        usage, long_term, in_projects = found[:3]
         extra = {"usage": usage, "long_term": long_term} if usage is not None else {}
+        if len(found) > 3:
+            extra["finished_jobs"] = float(found[3] or 0.0)
         return Member(name, int(obj.get("fshare") or 0), int(obj.get("oticket") or 0),
                       in_projects=tuple(in_projects or ()), **extra)
     users = [member("user", n, o) for n, o in conf.objects["user"].items()]

@@ -139,11 +139,24 @@ def _job_order(prio, tickets):
 
 
 def _unreported(snap, numbers):
-    """report_pjob_tickets FALSE: pending jobs' tickets ordered them but are not reported."""
+    """report_pjob_tickets FALSE: pending jobs' numbers ordered them but are not reported.
+
+    As Grid Engine's qmaster clears them (ORT_clear_pri_info), a pending job
+    shows no tickets and no share, priority, normalized tickets, urgency and
+    normalized urgency 0 (its normalized POSIX priority stays), so qstat lists
+    pending jobs by submission time. The order the pass dispatches in is not
+    changed.
+    """
     pending = {job.id for job in snap.jobs}
-    hidden = (0.0, 0.0, 0.0, 0.0)
-    return {job_id: replace(o, tickets=hidden, share=0.0) if job_id in pending else o
-            for job_id, o in numbers.items()}
+    hidden = {}
+
+    def cleared(o):
+        found = hidden.get(o.npprior)
+        if found is None:
+            found = hidden[o.npprior] = JobOrder(prio=0.0, npprior=o.npprior, urgency=_NO_TICKETS,
+                                                 nurg=0.0, tickets=_NO_TICKETS, ntckts=0.0, share=0.0)
+        return found
+    return {job_id: cleared(o) if job_id in pending else o for job_id, o in numbers.items()}
 
 
 def _no_tickets(snap, config, members):
@@ -250,6 +263,8 @@ def ordered_pass(snap):
     config = view.config or PolicyConfig()
     if _no_tickets(snap, config, view.members):
         ordered, numbers, stable = _order_without_tickets(snap, config)
+        if not config.report_pjob_tickets:
+            numbers = _unreported(snap, numbers)
         return _with_rest(snap, ordered, numbers) + ((), stable)
     return _order_with_tickets(snap, config) + (False,)
 

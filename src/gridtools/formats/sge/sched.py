@@ -91,7 +91,7 @@ def _check_job_info(value):
 
 
 #: usage kinds halflife_decay_list may name
-DECAY_KINDS = ("cpu", "mem", "io")
+DECAY_KINDS = ("cpu", "mem", "io", "finished_jobs")
 
 
 def decay_list(value):
@@ -111,7 +111,7 @@ def decay_list(value):
         if not eq or kind not in DECAY_KINDS or kind in found or number is None \
                 or (number < 0 and number != -1):
             raise FieldError(f'invalid value "{text}" for attribute "halflife_decay_list": expected '
-                             "cpu, mem or io = minutes (-1, 0 or more), separated by colons",
+                             "cpu, mem, io or finished_jobs = minutes (-1, 0 or more), separated by colons",
                              "halflife_decay_list")
         found[kind] = number
     return found

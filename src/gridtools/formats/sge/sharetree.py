@@ -244,7 +244,7 @@ def render_nodes(root, path, recursive=False):
     """
     found = find_node(root, path)
     if found is None:
-        raise FieldError(f'Unable to locate "{path}" in sharetree', "name")
+        raise FieldError(f"Unable to locate {path} in sharetree", "name")
     node, ancestors = found
     if node is root:
         lines = [f"/={root['shares']}"]

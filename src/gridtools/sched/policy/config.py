@@ -78,7 +78,8 @@ class PolicyConfig:
     policy_hierarchy: tuple = (Policy.OVERRIDE, Policy.FUNCTIONAL, Policy.SHARE_TREE)
     # share tree: half-life of usage in hours (0: no decay), usage weights, compensation
     halftime: float = 168.0
-    # minutes by usage kind (halflife_decay_list; -1: only running jobs count, 0: no decay)
+    # minutes by usage kind (halflife_decay_list; -1: only running jobs count, 0: no decay;
+    # finished_jobs: see finished_half_life)
     decay_minutes: tuple = ()            # ((kind, minutes), ...); others follow halftime
     usage_weights: Usage = Usage(1.0, 0.0, 0.0)
     compensation_factor: float = 5.0
@@ -98,6 +99,17 @@ class PolicyConfig:
         hours = self.halftime * 3600.0
         minutes = dict(self.decay_minutes)
         return tuple(minutes[k] * 60.0 if k in minutes else hours for k in ("cpu", "mem", "io"))
+
+    def finished_half_life(self):
+        """Seconds of half-life of the count of ended tasks (finished_jobs) the share tree
+        counts against pending jobs: what halflife_decay_list gives it, else halftime when
+        there is a list; without a list Grid Engine forgets an ended task at once (< 0)."""
+        if not self.decay_minutes:
+            return -1.0
+        minutes = dict(self.decay_minutes)
+        if "finished_jobs" in minutes:
+            return minutes["finished_jobs"] * 60.0
+        return self.halftime * 3600.0
 
     def functional_weights(self):
         """(user, project, department, job) weights, scaled to sum 1."""

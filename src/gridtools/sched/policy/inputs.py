@@ -31,6 +31,7 @@ class ProjectUsage:
     project: str
     usage: Usage = ZERO          # decayed
     long_term: Usage = ZERO      # never decayed
+    finished_jobs: float = 0.0   # decayed count of ended tasks
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,7 @@ class Member:
     usage: Usage = ZERO           # decayed usage (a user's: jobs without a project)
     long_term: Usage = ZERO       # usage that never decays (shown by share tree reports)
     in_projects: tuple = ()       # a user's ProjectUsage
+    finished_jobs: float = 0.0    # decayed count of ended tasks (a user's: without a project)
 
     def in_project(self, project):
         """A user's ProjectUsage of jobs under ``project``."""

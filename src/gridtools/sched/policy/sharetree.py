@@ -26,14 +26,22 @@ race ahead of its long-term target.
 Running jobs get ``ostt * weight_tickets_share`` of their leaf, split evenly
 among the leaf's running jobs (or by job shares, -js, when any has some),
 computed over the running jobs alone. Pending jobs are handed out in
-order: at each leaf, running jobs first, then pending jobs by job shares
-(or, when the policy is dependent, by the tickets of the policies above it
-in the hierarchy) and first come, first served; the n-th job of a node gets
-``stt / (1 + the slots of the jobs before it)`` of the pool, so a user's
-second job gets half of the first one's tickets, the third a third. Going up
-the tree the lists of the children are merged by those tickets and the
-node's stt is handed out the same way, except at the root and at the
-single-child chain below it.
+order: at each leaf by job shares (or, when the policy is dependent, by the
+tickets of the policies above it in the hierarchy) and first come, first
+served; the n-th pending job of a node gets
+
+    stt / (running + finished + n)
+
+of the pool, where ``running`` counts the running jobs (each running task
+one, whatever its slots) at and below the node and ``finished`` the decayed
+count of the jobs that ended there (the users' and projects'
+``finished_jobs``): a user's second job gets half of the first one's
+tickets, the third a third. Going up the tree the lists of the children
+that have pending jobs are merged by those tickets and the node's stt is
+handed out the same way, except at the root: when a single child of the
+root has pending jobs, that child is taken as the root (again and again
+down the tree), so the levels above the first node with pending jobs in
+more than one child (or with pending jobs of its own) count for nothing.
 """
 
 from gridtools.accounting.usage import ZERO
@@ -46,7 +54,7 @@ MIN_USAGE = 1.0
 class TreeNode:
     """A share tree node with the working values of one calculation."""
     __slots__ = ("name", "shares", "project", "children", "parent", "origin", "usage",
-                 "count", "ltt", "oltt", "stt", "ostt", "shr", "entries")
+                 "finished", "count", "running", "ltt", "oltt", "stt", "ostt", "shr", "entries")
 
     def __init__(self, name, shares, project, parent=None, origin=None):
         self.name, self.shares, self.project = name, shares, project
@@ -54,11 +62,13 @@ class TreeNode:
         self.origin = origin         # for a user's twin of a default leaf: that leaf
         self.children = []
         self.usage = 0.0
+        self.finished = 0.0          # decayed count of the jobs that ended at or below it
         self.entries = []
         self.reset()
 
     def reset(self):
-        self.count = 0
+        self.count = 0               # tasks (running and pending) at or below it
+        self.running = 0             # running tasks at or below it
         self.ltt = self.oltt = self.stt = self.ostt = self.shr = 0.0
 
     def walk(self):
@@ -109,6 +119,8 @@ class ShareTree:
         for ref in refs:
             if ref.node is not None:
                 ref.node.count += 1
+                if not ref.queued:
+                    ref.node.running += 1
         _sum_counts(self.root)
         self.root.ltt = self.root.oltt = self.root.stt = self.root.ostt = 1.0
         compute_targets(self.root, compensation_factor)
@@ -141,34 +153,54 @@ def _first(children, user, project, top):
 
 
 def node_usage(node, project, members, weights):
-    """Combined usage of ``node`` (set on it and returned); ``project``: enclosing one."""
+    """Combined usage of ``node`` (set on it and returned); ``project``: enclosing one.
+
+    Sets the node's count of finished jobs too: a leaf's is its user's (in
+    the enclosing project) or its project's, a project node's the
+    project's own, another node's the sum of its children's.
+    """
     if not node.children:
-        node.usage = leaf_usage(node, project, members).combined(weights)
+        held = leaf_holder(node, project, members)
+        node.usage = held.usage.combined(weights) if held else 0.0
+        node.finished = held.finished_jobs if held else 0.0
         return node.usage
     own = None
     if project is None and node.project:
         project = node.name
         member = members.project(node.name)
         own = member.usage.combined(weights) if member else 0.0
+        node.finished = member.finished_jobs if member else 0.0
     below = sum(node_usage(child, project, members, weights) for child in node.children)
+    if own is None:
+        node.finished = sum(child.finished for child in node.children)
     node.usage = below if own is None else own
     return node.usage
 
 
 def leaf_usage(node, project, members):
     """The Usage a leaf stands for: a user's (in the enclosing project) or a project's."""
+    held = leaf_holder(node, project, members)
+    return held.usage if held else ZERO
+
+
+def leaf_holder(node, project, members):
+    """What holds a leaf's usage: a user's Member (or his ProjectUsage in the enclosing
+    project) or a project's Member; None when the leaf names none."""
     if node.project and project is None:
-        member = members.project(node.name)
-        return member.usage if member else ZERO
+        return members.project(node.name)
     user = members.users.get(node.name)
     if user is None:
-        return ZERO
-    return user.in_project(project).usage if project else user.usage
+        return None
+    return user.in_project(project) if project else user
 
 
 def _sum_counts(node):
     if node.children:
-        node.count = sum(_sum_counts(child) for child in node.children)
+        node.count = node.running = 0
+        for child in node.children:
+            _sum_counts(child)
+            node.count += child.count
+            node.running += child.running
     return node.count
 
 
@@ -236,42 +268,47 @@ def pending_tickets(tree, refs, pool, compensation_factor, dependent):
     """Share tree tickets of the pending tasks among ``refs`` (running and pending)."""
     tree.activate(refs, compensation_factor)
     for ref in refs:
-        if ref.node is not None:
+        if ref.node is not None and ref.queued:
             ref.sort = (ref.tickets + 0.01 * ref.job.jobshare) if dependent else ref.job.jobshare
             ref.node.entries.append(ref)
     for ref in _collect(tree.root, tree.root, pool, dependent):
-        if ref.queued:
-            ref.stckt = ref.shr * pool
-            if dependent:
-                ref.tickets += ref.stckt
+        ref.stckt = ref.shr * pool
+        if dependent:
+            ref.tickets += ref.stckt
     for node in tree.root.walk():
         node.entries = []
 
 
 def _order(ref):
-    return (ref.queued, -ref.sort, ref.key)
+    return (-ref.sort, ref.key)
+
+
+def _waiting(node):
+    """Pending tasks at or below ``node``."""
+    return node.count - node.running
 
 
 def _collect(root, node, pool, dependent):
-    """The tasks at and below ``node``, ordered, each with its share of node's stt.
+    """The pending tasks at and below ``node``, ordered, each with its share of node's stt.
 
     A task's ``sort`` is what orders it among its node's tasks: job shares
     or the tickets of the policies above at its leaf, then the tickets the
-    level below gave it.
+    level below gave it. At ``root``, when one child alone has pending tasks
+    (and the root has none of its own), that child becomes the root.
     """
     if node is root and not node.entries:
-        active = [child for child in node.children if child.count > 0]
-        if len(active) == 1:
-            return _collect(active[0], active[0], pool, dependent)
+        waiting = [child for child in node.children if _waiting(child) > 0]
+        if len(waiting) == 1:
+            return _collect(waiting[0], waiting[0], pool, dependent)
     entries = list(node.entries)
     for child in node.children:
-        if child.count > 0:
+        if _waiting(child) > 0:
             entries.extend(_collect(root, child, pool, dependent))
     if node is not root or node.entries:
         entries.sort(key=_order)
-        dilute = 1.0
+        jobs = node.running + node.finished
         for ref in entries:
-            ref.shr = node.stt / dilute
+            jobs += 1
+            ref.shr = node.stt / jobs
             ref.sort = (ref.tickets if dependent else 0.0) + ref.shr * pool
-            dilute += max(1, ref.job.min_slots)
     return entries
