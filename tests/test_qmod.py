@@ -134,8 +134,9 @@ def test_a_held_job_shows_its_hold_beside_each_suspension(cell, workdir):
 
 
 def test_a_job_suspended_for_two_reasons_shows_both_letters(cell, workdir):
-    """Suspended by its user and by its queue, a job is Ss (by a threshold too, STs);
-    lifting one suspension leaves the other's letter; -s s lists it all along."""
+    """Suspended by its user and by its queue, a job is Ss (by a threshold too, STs:
+    a threshold picks only running jobs, so it comes first); lifting one suspension
+    leaves the other's letter; -s s lists it all along."""
     jid = sleeper(cell, workdir)
     wait_state(cell, jid, "r")
     cell.run("qmod", "-sj", str(jid), check=True)
@@ -143,9 +144,16 @@ def test_a_job_suspended_for_two_reasons_shows_both_letters(cell, workdir):
     cell.run("qmod", "-s", "all.q", check=True)
     wait_state(cell, jid, "Ss")
     assert _listed(cell, "s") == [str(jid)]
+    cell.run("qmod", "-us", "all.q", check=True)
+    cell.run("qmod", "-usj", str(jid), check=True)
+    wait_state(cell, jid, "r")
     set_attr(cell, "all.q", "suspend_interval", "0:0:1")
     set_attr(cell, "all.q", "suspend_thresholds", "np_load_avg=0")
+    wait_state(cell, jid, "T")
+    cell.run("qmod", "-sj", str(jid), check=True)
+    cell.run("qmod", "-s", "all.q", check=True)
     wait_state(cell, jid, "STs")
+    assert _listed(cell, "s") == [str(jid)]
     cell.run("qmod", "-us", "all.q", check=True)
     wait_state(cell, jid, "Ts")
     proc = cell.run("qmod", "-usj", str(jid))

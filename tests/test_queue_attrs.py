@@ -234,13 +234,14 @@ def test_suspend_thresholds_suspend_nsuspend_jobs_per_interval(cell, workdir):
     waiting = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
     wait_for(lambda: any(r.startswith(f'queue instance "{Q}" is in suspend alarm: np_load_avg=')
                          for r in reasons(cell, waiting)))
-    set_attr(cell, "all.q", "suspend_thresholds", "NONE")
+    set_attr(cell, "all.q", "suspend_thresholds", "np_load_avg=1000")   # the load falls below it
     wait_for(lambda: sorted(state_of(cell, j) for j in jobs) == ["T", "r"])
     first = time.time()
     wait_for(lambda: [state_of(cell, j) for j in jobs] == ["r", "r"])
     assert time.time() - first > 2
     wait_for(lambda: all(running(p) for p in pids))
     assert "A" not in queue_letters(cell, Q)
+    set_attr(cell, "all.q", "suspend_thresholds", "NONE")
 
 
 @pytest.mark.parametrize("explicit", [True])

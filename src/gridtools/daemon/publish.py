@@ -88,7 +88,7 @@ def _user_stamps(ledger):
 
 #: queue_conf attributes copied into each queue row's ``attrs`` (qstat -F, -explain, -U, -l)
 QUEUE_ATTRS = ("seq_no", "tmpdir", "rerun", "calendar", "min_cpu_interval", "load_thresholds",
-               "suspend_thresholds", "complex_values", "user_lists", "xuser_lists", "owner_list",
+               "suspend_thresholds", "nsuspend", "suspend_interval", "complex_values", "user_lists", "xuser_lists", "owner_list",
                "projects", "xprojects") + view.LIMIT_NAMES
 
 

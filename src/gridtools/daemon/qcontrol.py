@@ -80,6 +80,17 @@ def _slotwise(entries):
     return (int(head[len("slots="):]), tuple(order))
 
 
+def _nsuspend(value):
+    """queue_conf(5) ``nsuspend`` as a number: 1 when unset; 0 (no threshold
+    suspension at all) stays 0."""
+    if value is None or str(value).strip() == "":
+        return 1
+    try:
+        return max(0, int(value))
+    except ValueError:
+        return 1
+
+
 def _inst(state, qname, queue, host, groups, table):
     def v(attr):
         return view.qvalue(queue, attr, host, groups)
@@ -95,7 +106,7 @@ def _inst(state, qname, queue, host, groups, table):
         subordinates=() if slotwise else tuple(subordinate_queues(subs)), slotwise=slotwise,
         suspend_thresholds=inputs.parsed_pairs(v("suspend_thresholds"), table),
         load_thresholds=inputs.parsed_pairs(v("load_thresholds"), table),
-        nsuspend=max(1, int(v("nsuspend") or 1)), interval=max(0.0, float(interval)),
+        nsuspend=_nsuspend(v("nsuspend")), interval=max(0.0, float(interval)),
         ambiguous=ambiguity(queue, host, groups))
 
 
@@ -288,7 +299,7 @@ class Control:
         table = view.config_parts(state)["complexes"]
         tasks = tuple(queue_state.Task(job.id, task.number, tuple(tuple(g) for g in task.granted),
                                        task.start_time, "S" in task.suspended, "T" in task.suspended,
-                                       self._reschedulable(job, task))
+                                       self._reschedulable(job, task), "s" in task.suspended)
                       for job, task in state.running_tasks())
         generation, remembered = self.calendars
         return queue_state.View(

@@ -5,8 +5,9 @@ entries (``formats.sge.calendar.parse_field``) and returns the queue state
 (``CalState.ON``, ``OFF`` or ``SUSPENDED``) at ``when`` and the next moment
 the state changes (None if it never does). Rules, as calendar_conf(5) has
 them: within the entries that apply, "on" wins over "suspended", which wins
-over "off"; a day named by a year entry ignores the week entries; times no
-entry covers are "on". A time range whose end lies before its start covers
+over "off"; while a year entry is active (it covers both the day and the
+time of day) the week entries are not looked at, outside its time range on
+that day they are; times no entry covers are "on". A time range whose end lies before its start covers
 the day outside the gap (``20-6``: midnight to 6:00 and 20:00 to midnight).
 
 ``open_during(year, week, start, end)`` tells whether a calendar keeps its
@@ -65,10 +66,9 @@ def _covers_time(entry, second):
 
 def _state(year, week, moment):
     day, second = moment.date(), moment.hour * 3600 + moment.minute * 60 + moment.second
-    applying = [e for e in year if _covers_day(e, day, True)]
-    if not applying:
-        applying = [e for e in week if _covers_day(e, day, False)]
-    states = {_BY_WORD[e.state] for e in applying if _covers_time(e, second)}
+    states = {_BY_WORD[e.state] for e in year if _covers_day(e, day, True) and _covers_time(e, second)}
+    if not states:
+        states = {_BY_WORD[e.state] for e in week if _covers_day(e, day, False) and _covers_time(e, second)}
     for state in reversed(ORDER):
         if state in states:
             return state

@@ -12,9 +12,13 @@ and the tasks to stop or continue. Besides the states administrators set
   with slot-wise subordination (``slots=N(q1:1:sr,...)``) single tasks of
   the subordinates are stopped instead, so that at most N slots run;
 - ``SUSPEND_ALARM`` while the host's load crosses a ``suspend_thresholds``
-  value: every ``suspend_interval`` another ``nsuspend`` of its tasks are
-  stopped (the newest first), and continued the same way (oldest first)
-  once the load falls;
+  value: every ``suspend_interval`` another ``nsuspend`` of its running
+  tasks are stopped (the newest first; a task already stopped for another
+  reason is never picked), and the tasks whose master queue it is are
+  continued the same way (oldest first) once the load falls. ``nsuspend``
+  0 or ``suspend_interval`` 0 turn this off: no alarm, nothing stopped or
+  continued. Once an instance has no ``suspend_thresholds`` any more, every
+  task whose master queue it is loses its threshold suspension at once;
 - ``AMBIGUOUS`` when host groups give an attribute different values on the
   host, ``ORPHANED`` when it left the configuration while tasks still run;
 - ``UNKNOWN`` while its host's execution daemon is not heard from. Once a
@@ -65,6 +69,7 @@ class Task:
     queue_suspended: bool = False        # stopped for a queue-level reason now
     threshold_suspended: bool = False    # stopped by a suspend threshold now
     reschedulable: bool = False          # may run again elsewhere when its host is lost
+    job_suspended: bool = False          # stopped by qmod -sj now
 
     @property
     def key(self):
@@ -175,14 +180,34 @@ def exceeded(thresholds, load, complexes):
     return found
 
 
-def _thresholds(view, here, now, out, wakes):
+def _thresholds_on(inst):
+    """Does the instance suspend on threshold (queue_conf(5): thresholds set, and neither
+    ``nsuspend`` nor ``suspend_interval`` 0)?"""
+    return bool(inst.suspend_thresholds) and inst.nsuspend > 0 and inst.interval > 0
+
+
+def _master(task):
+    return f"{task.granted[0][0]}@{task.granted[0][1]}" if task.granted else ""
+
+
+def _thresholds(view, here, picked, now, out, wakes):
     for inst in view.instances:
-        if not inst.suspend_thresholds and inst.name not in view.threshold_at:
+        tasks = here.get(inst.name, [])
+        if not inst.suspend_thresholds:
+            # no thresholds any more: their suspensions end at once, not step by step
+            for task in tasks:
+                if task.threshold_suspended and _master(task) == inst.name:
+                    out.suspend.append((task.job_id, task.task, "threshold", False))
+            continue
+        if not _thresholds_on(inst):
             continue
         alarm = bool(exceeded(inst.suspend_thresholds, view.loads.get(inst.host), view.complexes))
         if alarm:
             _add(out.derived, inst.name, QState.SUSPEND_ALARM)
-        waiting = [t for t in here.get(inst.name, []) if t.threshold_suspended != alarm]
+            waiting = [t for t in tasks if not (t.threshold_suspended or t.job_suspended or t.key in picked
+                                                 or _queue_suspended(t, view, out.derived))]
+        else:
+            waiting = [t for t in tasks if t.threshold_suspended and _master(t) == inst.name]
         last = view.threshold_at.get(inst.name)
         if not waiting:
             if alarm and last is not None:
@@ -242,13 +267,13 @@ def derive(view, now):
     _calendars(view, now, out, wakes)
     _unknown(view, now, out, wakes)
     picked = _subordinates(view, used, here, out.derived)
-    _thresholds(view, here, now, out, wakes)
+    _thresholds(view, here, picked, now, out, wakes)
     out.alarms = frozenset(i.name for i in view.instances
                            if exceeded(i.load_thresholds, view.loads.get(i.host), view.complexes))
     for task in view.tasks:
         want = task.key in picked or _queue_suspended(task, view, out.derived)
         if want != task.queue_suspended:
             out.suspend.append((task.job_id, task.task, "queue", want))
-    out.watch_load = any(i.suspend_thresholds for i in view.instances)
+    out.watch_load = any(_thresholds_on(i) for i in view.instances)
     out.next_wake = min(wakes) if wakes else None
     return out

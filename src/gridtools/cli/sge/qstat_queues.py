@@ -9,6 +9,8 @@ values is in the unknown state ``u``.
 
 from gridtools.cli.sge import loadvalues
 from gridtools.cli.status import held_once, task_hard
+from gridtools.errors import GridError
+from gridtools.formats import values
 
 #: queue instance state letters in the order Grid Engine prints them
 STATE_ORDER = "aACDduESsco"
@@ -43,9 +45,23 @@ def qtype(row):
     return letters or "N"
 
 
+def suspend_thresholds_on(attrs):
+    """Do a queue instance's suspend thresholds work (queue_conf(5): ``nsuspend`` 0 or
+    ``suspend_interval`` 0 turn them off; no ``A`` state then)? Rows without the two
+    attributes count as on."""
+    try:
+        nsuspend = int(str(attrs.get("nsuspend", 1)).strip() or 1)
+        interval = values.parse_time(str(attrs.get("suspend_interval", "00:05:00")))
+    except (ValueError, GridError):
+        return True
+    return nsuspend != 0 and interval != 0
+
+
 def _threshold_lines(row, snap, kind):
     """(name, value text, threshold) of each exceeded load or suspend threshold."""
     attrs = row.get("attrs") or {}
+    if kind != "load" and not suspend_thresholds_on(attrs):
+        return []
     thresholds = attrs.get("load_thresholds" if kind == "load" else "suspend_thresholds") or {}
     load = host_load(snap, row["host"])
     complexes = snap.get("complexes") or {}

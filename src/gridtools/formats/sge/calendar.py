@@ -21,6 +21,8 @@ WIDTH = 16
 DAY = 86400
 #: weekday names, Monday first (as ``date.weekday()`` counts)
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+#: the years a date may name (Grid Engine's calendars end with 32-bit time)
+YEARS = (1970, 2037)
 #: month names
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
@@ -72,18 +74,26 @@ def _parser():
 def _int(token, lo, hi, what):
     value = int(token)
     if not lo <= value <= hi:
-        raise ValueProblem(f"{what} {value} out of range {lo}..{hi}")
+        raise ValueProblem(f'"{token}" outside of range {lo}-{hi} of {what}')
     return value
+
+
+def _state_word(word):
+    """The calendar_conf state a STATE token names ("on", "off" or a beginning of
+    "suspended" of 3 or more letters)."""
+    word = word.lower()
+    return word if word in (CalState.ON, CalState.OFF) else CalState.SUSPENDED
 
 
 def _date(node):
     import datetime
     day_tok, month_node, year_tok = node.children
     month_tok = month_node.children[0]
-    month = (MONTHS.index(month_tok.lower()) + 1 if month_tok.type == "MONTH"
+    month = (MONTHS.index(month_tok.lower()[:3]) + 1 if month_tok.type == "MONTH"
              else _int(month_tok, 1, 12, "month"))
+    year = _int(year_tok, YEARS[0], YEARS[1], "year")
     try:
-        return datetime.date(_int(year_tok, 1970, 9999, "year"), month, int(day_tok))
+        return datetime.date(year, month, int(day_tok))
     except (ValueError, OverflowError):
         raise ValueProblem(f"no such day {day_tok}.{month_tok}.{year_tok}") from None
 
@@ -105,12 +115,15 @@ def _range(node):
             raise ValueProblem(f"day range ends before it starts ({start:%d.%m.%Y}-{end:%d.%m.%Y})")
         return start, end
     if node.data == "weekday_range":
-        start = WEEKDAYS.index(first.lower())
-        end = start if last is None else WEEKDAYS.index(last.lower())
+        start = WEEKDAYS.index(first.lower()[:3])
+        end = start if last is None else WEEKDAYS.index(last.lower()[:3])
         if last is not None and start == end:
             raise ValueProblem("a weekday range needs two different days")
         return start, end
-    return _daytime(first), _daytime(last)
+    start, end = _daytime(first), _daytime(last)
+    if start == end:
+        raise ValueProblem("range begin is equal to end - use 0-24 instead")
+    return start, end
 
 
 def _entry(node):
@@ -120,7 +133,7 @@ def _entry(node):
         if child is None:
             continue
         if child.data == "state":
-            state = child.children[0].lower()
+            state = _state_word(child.children[0])
         elif child.data == "time_list":
             times = tuple(_range(r) for r in child.children)
         else:
