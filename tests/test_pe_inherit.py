@@ -87,7 +87,7 @@ def test_summary_gives_one_record_and_control_slaves_is_needed(two_hosts, workdi
     second = run_job(cell, workdir, "TRUE", control="FALSE", out="second")
     out = open(f"{workdir}/second").read().splitlines()
     assert out[0] == "inherit status 1"
-    assert "does not control its slave tasks" in open(f"{workdir}/second.err").read()
+    assert 'execution daemon on host "node2" didn\'t accept task' in open(f"{workdir}/second.err").read()
     assert len([r for r in cell.accounting() if r[5] == str(second)]) == 1
 
 

@@ -112,10 +112,10 @@ def _check_rights(state, user, job, changes):
 
 
 def _check_reservation(state, job, ar_id, changes):
-    """qsub's rules for a job into advance reservation ``ar_id`` (it is there, its owner
-    is among its users, the job fits its window), as Grid Engine checks a changed -ar,
-    for the job as the change leaves it: a reservation its owner may not use is no more
-    theirs by qalter, and a new -l h_rt must fit the window as qsub's did."""
+    """qsub's rules for a job into advance reservation ``ar_id`` (it is there, the job
+    fits its window), as Grid Engine checks a changed -ar, for the job as the change
+    leaves it: a new -l h_rt must fit the window as qsub's did. (Its users are not
+    checked: the scheduler keeps the job of an owner left out waiting, and says why.)"""
     import time
     from gridtools.daemon import arreq
     changed = alteration.apply(job.spec, {k: v for k, v in changes.items() if k in ("resources", "ar")})

@@ -18,8 +18,10 @@ working copy, jobs submitted into a reservation, and the end of reservations.
   pending ones are deleted, running ones ended (the pass's ``Kill``
   decisions do the same for tasks it finds outside their window).
 - ``accept_job``: a job submitted with ``-ar`` whose reservation does not
-  exist, that its owner may not use, or whose ``h_rt`` does not fit the
-  window is deleted at intake (qsub refuses it first, with the same words).
+  exist (or is over), or whose ``h_rt`` does not fit the window is deleted at
+  intake (qsub refuses it first, with the same words). A job whose owner is
+  not among the reservation's users is accepted, as Grid Engine accepts it:
+  it waits, the scheduler telling why (``sched.ar.job_problem``).
 """
 
 import math
@@ -473,16 +475,18 @@ def check_errors(state, snap):
 # ---------------------------------------------------------------- jobs
 
 def job_problem(state, spec, now):
-    """Why a job submitted with ``-ar`` cannot be accepted, in Grid Engine's words (or None)."""
+    """Why a job submitted with ``-ar`` (or moved into a reservation by qalter) cannot be
+    accepted, in Grid Engine's words (or None): the reservation does not exist, is over
+    or deleted, or its window cannot hold the job's h_rt. Its users (``-u``) are not
+    checked, as Grid Engine's qmaster does not check them: the scheduler keeps a job
+    whose owner may not use the reservation waiting, and says why."""
     ar_id = int(spec.get("ar") or 0)
     data = table(state).get(ar_id)
     if data is None:
         return words.invalid_id(ar_id)
-    rec = sched_ar.advance_reservation(data, state_complexes(state))
-    lists = inputs.userlists_of(state.config, spec["owner"], spec.get("group", ""))
-    if not sched_ar.may_use(rec, spec["owner"], lists):
-        return words.no_permission(ar_id)
-    return duration_problem(spec, rec.start, rec.end, now)
+    if float(data["end"]) <= now or data.get("state") == ARState.DELETED.value:
+        return words.gone(ar_id)
+    return duration_problem(spec, float(data["start"]), float(data["end"]), now)
 
 
 def duration_problem(spec, start, end, now):

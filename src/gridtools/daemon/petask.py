@@ -1,10 +1,14 @@
 """Tasks of a parallel job started from inside it (``qrsh -inherit HOST command``).
 
 A ``pe_task`` request names a running task of a parallel job, one of the
-hosts granted to it and a command. Only the job's owner may ask, and only
-when the job's parallel environment has ``control_slaves TRUE``, and no
+hosts granted to it and a command. Only the job's owner may ask (root too
+only in its own jobs), only when the job's parallel environment has
+``control_slaves TRUE`` (a job without one has none), and no
 more at once on a host than the job's slots there (one fewer on the master
-host when ``job_is_first_task`` is TRUE: the job script is a task). The
+host when ``job_is_first_task`` is TRUE: the job script is a task). A
+request refused is answered as Grid Engine's qrsh reports it, whatever the
+reason (the execution daemon of the host "didn't accept task"); the reason
+goes to the messages file, in the words of Grid Engine's execd. The
 command runs under its own shepherd on that host, in a folder of the
 task's spool (``jobs/<id>/<n>/pe.<k>``), started by the execution daemon
 that serves that host (``gridtools execd``) or, when none does, by the
@@ -106,30 +110,47 @@ def _flag(value):
     return str(value).strip().lower() in ("true", "1", "yes")
 
 
+def _not_accepted(state, job_id, host, why):
+    """The refusal of a task request as Grid Engine's qrsh reports it (the execution
+    daemon of ``host`` did not accept the task, and nothing more: a caller who is not
+    the job's owner learns nothing of the job), with the real reason ``why`` logged in
+    the messages file as Grid Engine's execd logs it."""
+    state.log(why)
+    return Refused(f"error: executing task of job {job_id} failed: execution daemon on host "
+                   f'"{host}" didn\'t accept task')
+
+
 def _target(state, req):
-    """(job, task, host) the request names, checked."""
+    """(job, task, host) the request names, checked as Grid Engine's execution daemon
+    checks a task request: the job runs on the host, the caller is its owner (compared
+    strictly: root too may start tasks only in its own jobs), its parallel environment
+    controls its slaves, and the host has room for another task."""
     body = req.body
     try:
-        job = state.jobs.get(int(body["job_id"]))
+        job_id = int(body["job_id"])
         number = int(body.get("task") or 1)
         host = str(body["host"])
     except (KeyError, TypeError, ValueError):
         raise Refused("error: invalid request") from None
-    if job is None or job.state_of(number) is not TaskState.RUNNING:
-        raise Refused(f"error: job {body.get('job_id')} is not running")
-    if user_name(req.uid) not in (job.spec["owner"], "root"):
-        raise Refused(f"error: job {job.id} does not belong to {user_name(req.uid)}")
-    task = job.task(number)
+    job = state.jobs.get(job_id)
+    task = job.task(number) if job is not None and job.state_of(number) is TaskState.RUNNING else None
     named = host
-    host = next((g[1] for g in task.granted if g[1].lower() == host.lower()), None)
-    if host is None:                # host names compare without regard to case
-        raise Refused(f'error: host "{named}" is not granted to job {job.id}')
+    host = next((g[1] for g in task.granted if g[1].lower() == host.lower()), None) \
+        if task is not None else None       # host names compare without regard to case
+    if host is None:
+        raise _not_accepted(state, job_id, named,
+                            f"W|received task belongs to job {job_id} but this job is not here")
+    requester = user_name(req.uid)
+    if requester != job.spec["owner"]:
+        raise _not_accepted(state, job.id, host, f'W|denied request of user "{requester}" to start a pe '
+                                                 f'task in job of user "{job.spec["owner"]}"')
     pe = _pe(state, job, task)
     if not _flag(pe.get("control_slaves")):
-        raise Refused(f"error: the parallel environment of job {job.id} does not control its slave tasks")
+        raise _not_accepted(state, job.id, host, f"E|received task belongs to job {job.id} but this job "
+                                                 "is not suited for starting tasks")
     if _running_on(state, job, task, host) >= _task_room(pe, task, host):
-        raise Refused(f"error: executing task of job {job.id} failed: execution daemon on host "
-                      f'"{host}" didn\'t accept task')
+        raise _not_accepted(state, job.id, host, f"E|no free queue for job {job.id} of user "
+                                                 f"{requester} (localhost = {host})")
     return job, task, host
 
 

@@ -49,45 +49,21 @@ def owned_by(ar, users):
     return any(fnmatch.fnmatchcase(str(ar["owner"]), u) for u in users)
 
 
-def _member_lists(user):
-    from gridtools.cli.sge import cellfacts
-    return cellfacts.member_lists(user)
-
-
-def may_use(ar, user):
-    """True when ``user`` may submit jobs into the reservation (its -u list)."""
-    users = [str(u) for u in ar.get("users") or ()]
-    allow = [u for u in users if not u.startswith("!")]
-    deny = [u[1:] for u in users if u.startswith("!")]
-    lists = None
-
-    def listed(entries):
-        nonlocal lists
-        for entry in entries:
-            if entry.startswith("@"):
-                lists = _member_lists(user) if lists is None else lists
-                if any(fnmatch.fnmatchcase(n, entry[1:]) for n in lists):
-                    return True
-            elif fnmatch.fnmatchcase(user, entry):
-                return True
-        return False
-    if deny and listed(deny):
-        return False
-    return not allow or user == ar["owner"] or listed(allow)
-
-
 def job_refusal(spec, now):
-    """Why qsub refuses a job with ``-ar`` (Grid Engine's words), or None."""
+    """Why qsub refuses a job with ``-ar`` (Grid Engine's words), or None: as Grid Engine's
+    qmaster, when the reservation does not exist, is over or deleted, or its window
+    cannot hold the job's h_rt. Who may use the reservation (its ``-u`` list) is not
+    checked here: a job its owner may not run there is accepted (unless the
+    verification of ``-w e``, implied by ``-ar``, finds it can never run) and waits,
+    the scheduler giving why (``has no permission for advance_reservation``)."""
     from gridtools.formats.sge import arwords as words
     from gridtools.spool import ars
     ar_id = int(spec["ar"])
     ar = ars.read(ar_id)
     if ar is None:
         return words.invalid_id(ar_id)
-    if float(ar["end"]) <= now:
+    if float(ar["end"]) <= now or ar.get("state") == "deleted":
         return words.gone(ar_id)
-    if not may_use(ar, spec.get("owner") or me()):
-        return words.no_permission(ar_id)
     seconds = words.job_runtime(spec)
     if seconds is None:
         return None

@@ -29,8 +29,10 @@ def check(req, use_load=False, running=(), job_id=0):
 
 def job_lines(job_id, reasons):
     """The reason lines as ``-w v`` prints them: a line about the job begins with it
-    (``Job 7 cannot run in queue ...``, ``Job 7 (-l arch=...) cannot run ...``)."""
-    return [f"Job {job_id} {line}" if line.startswith(("cannot", "(-l")) else line for line in reasons]
+    (``Job 7 cannot run in queue ...``, ``Job 7 (-l arch=...) cannot run ...``,
+    ``Job 7 has no permission for advance_reservation "3"``)."""
+    return [f"Job {job_id} {line}" if line.startswith(("cannot", "(-l", "has no permission")) else line
+            for line in reasons]
 
 
 def _would_be_id():
