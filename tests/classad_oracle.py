@@ -66,13 +66,20 @@ def oracle_answer(classad2, text):
 
 
 def gridtools_answer(text):
-    """gridtools' canonical text for the value of ``text``."""
+    """gridtools' canonical text for the value of ``text``, as ``oracle_answer`` gets
+    HTCondor's: simplify() makes a literal of the value (Literal::MakeLiteral), which
+    keeps a relative time's seconds as a C int (its fraction is lost there, not when
+    a value prints)."""
     from gridtools.classad import ClassAdSyntaxError, parse, unparse
+    from gridtools.classad.timevals import RelTime
     try:
         expr = parse(text)
     except ClassAdSyntaxError:
         return SYNTAX
-    return unparse(expr.eval())
+    value = expr.eval()
+    if type(value) is RelTime:
+        value = RelTime(value.whole())
+    return unparse(value)
 
 
 def fix_time_zone():

@@ -457,11 +457,15 @@ def _loose_eq(a, b):
     return BINARY["=="].fn(a, b)
 
 
+#: the operator names anyCompare and allCompare take (as written: any other is ERROR)
 _COMPARE_OPS = {"<": "<", "<=": "<=", "==": "==", "!=": "!=", ">": ">", ">=": ">=",
-                "is": "=?=", "isnt": "=!=", "=?=": "=?=", "=!=": "=!="}
+                "is": "=?=", "isnt": "=!="}
 
 
 def _list_compare(want_all):
+    """HTCondor's listCompare: the elements in turn, the first that decides ends the
+    scan; a comparison that is UNDEFINED ends it too, with false (for both), one that
+    is ERROR (or no boolean) with ERROR."""
     def apply(op, items, value):
         if op is UNDEFINED:
             return UNDEFINED
@@ -475,7 +479,9 @@ def _list_compare(want_all):
         operator = BINARY[symbol]
         for element in items:
             result = _apply_op(operator, element, value)
-            if result is ERROR:
+            if result is UNDEFINED:
+                return False
+            if type(result) is not bool:
                 return ERROR
             if (result is True) != want_all:
                 return not want_all
@@ -571,6 +577,129 @@ def fn_count_matches(env, fns):
     return sum(1 for e in envs if type(e) is Env and logical_operand(fns[0](e)) is True)
 
 
+# ------------------------------------------------------------ references
+
+@builtin("unresolved", args=(1, 2), mode="nodes")
+def fn_unresolved(env, args):
+    """HTCondor's hasRefs: the attributes the expression of the attribute named by the
+    first argument (a reference: anything else is ERROR; one that names nothing,
+    UNDEFINED) refers to that are in none of the ads it is looked up in, as a string
+    (``"Foo,x"``: sorted and without repeats, any case; a ``TARGET.`` prefix left off;
+    "" when finding them fails); with a second argument, a regular expression (matched
+    in any case), whether one of those names matches it (non-empty)."""
+    from gridtools.classad.nodes import Attr, Scoped
+    from gridtools.classad.compound import Select
+    node = args[0]
+    if node.__class__ not in (Attr, Scoped, Select):
+        return ERROR
+    found = _deref(node, env)
+    if found is None:
+        return UNDEFINED
+    regex = None
+    if len(args) == 2:
+        pattern = args[1].compiled()(env)
+        if type(pattern) is not str:
+            return ERROR
+        from gridtools.classad.regexfuncs import compile_regex
+        regex = compile_regex(pattern, "i")
+        if regex is None:
+            return ERROR
+    ad, expr = found
+    refs = {}
+    try:
+        complete = _external_refs(expr, ad, _root(ad), env, refs, 400)
+    except RecursionError:
+        complete = False
+    names = [refs[key] for key in sorted(refs)] if complete else []
+    names = [n[7:] if n[:7].lower() == "target." else n for n in names]
+    if regex is None:
+        return built(",".join(names))
+    return any(m.end() > m.start() for n in names for m in regex.finditer(n))
+
+
+def _root(ad):
+    while ad._parent is not None:
+        ad = ad._parent
+    return ad
+
+
+def _in_scope(ad, key, root):
+    """(the ad, the expression) of attribute ``key`` looked up from ``ad`` outwards (not
+    beyond ``root``), or None."""
+    while ad is not None:
+        expr = ad._exprs.get(key)
+        if expr is not None:
+            return ad, expr
+        if ad is root:
+            return None
+        ad = ad._parent
+    return None
+
+
+def _deref(node, env):
+    """(ad, expression) of the attribute reference ``node`` in ``env``, or None."""
+    cls = node.__class__.__name__
+    my = env.my if env.my is not None and hasattr(env.my, "_exprs") else None
+    if cls == "Attr":
+        return _in_scope(my, node.key, None)
+    if cls == "Scoped":
+        scope = node.scope.lower()
+        start = my if scope == "my" else env.target if scope == "target" else \
+            (_root(my) if my is not None else None)
+        return _in_scope(start, node.key, None)
+    base = node.base.compiled()(env)
+    return _in_scope(base, node.key, None) if hasattr(base, "_exprs") else None
+
+
+def _external_refs(expr, ad, root, env, refs, depth):
+    """HTCondor's _GetExternalReferences with full names: adds to ``refs`` (by lower-case
+    name, the first spelling met) the names ``expr``, in ``ad``, refers to that no ad
+    holds, following those that one holds; False when it fails (a selection from what is
+    no ad, too deep)."""
+    if depth <= 0:
+        return False
+    charge(1)
+    cls = expr.__class__.__name__
+    if cls == "Literal":
+        return True
+    if cls == "Attr" or cls == "Scoped" or cls == "Select":
+        if cls == "Attr":
+            start, key = ad, expr.key
+            if key in ("self", "parent", "toplevel", "root") and key not in ad._exprs:
+                named = ad if key == "self" else ad._parent if key == "parent" else root
+                if named is None:
+                    refs.setdefault(key, expr.name)
+                    return True
+                return all(_external_refs(e, named, root, env, refs, depth - 1)
+                           for e in list(named._exprs.values()))
+        elif cls == "Scoped":
+            scope, key = expr.scope.lower(), expr.key
+            start = ad if scope == "my" else root if not scope else env.target
+            if start is None:
+                name = f"{expr.scope}.{expr.name}"
+                refs.setdefault(name.lower(), name)
+                return True
+        else:
+            from gridtools.classad.evaluator import Env
+            key = expr.key
+            start = expr.base.compiled()(Env(ad, env.target, env.busy))
+            if start is UNDEFINED:
+                name = f"{expr.base.unparse()}.{expr.name}"
+                refs.setdefault(name.lower(), name)
+                return True
+            if not hasattr(start, "_exprs"):
+                return False
+        found = _in_scope(start, key, root)
+        if found is None:
+            refs.setdefault(key, expr.name)
+            return True
+        return _external_refs(found[1], found[0], root, env, refs, depth - 1)
+    for child in expr.children():       # (an operator's operands, a call's arguments, the
+        if not _external_refs(child, ad, root, env, refs, depth - 1):  # items of a list or an ad)
+            return False
+    return True
+
+
 # ------------------------------------------------------------------ time
 
 @builtin("time", args=(0, 0))
@@ -591,7 +720,8 @@ ELSEWHERE = dict.fromkeys((
     "versionlt"), "strfuncs")
 ELSEWHERE.update(dict.fromkeys(("regexp", "regexpmember", "regexps", "replace", "replaceall",
                                 "stringlist_regexpmember"), "regexfuncs"))
-ELSEWHERE.update(dict.fromkeys(("abstime", "formattime", "interval", "isabstime", "isreltime",
+ELSEWHERE.update(dict.fromkeys(("abstime", "currenttime", "daytime", "timezoneoffset", "formattime",
+                                "interval", "isabstime", "isreltime",
                                 "reltime", "splittime", "getyear", "getmonth", "getdayofmonth",
                                 "getdayofweek", "getdayofyear", "gethours", "getminutes",
                                 "getseconds", "getdays"), "timefuncs"))

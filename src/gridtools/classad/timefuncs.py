@@ -1,6 +1,7 @@
 """Built-in functions of time values: absTime(), relTime(), isAbsTime(),
 isRelTime(), interval(), formatTime(), splitTime() and the get functions of
-their parts (getYear() ... getSeconds(), getDays()). Registered in ``functions.FUNCTIONS``
+their parts (getYear() ... getSeconds(), getDays()), and those of the clock:
+currentTime(), timeZoneOffset() and dayTime(). Registered in ``functions.FUNCTIONS``
 when first called (``functions.lookup``), with the time values (``timevals``)
 they make: evaluating expressions without them loads neither.
 """
@@ -91,6 +92,11 @@ def fn_abs_time(env, args):
 
 @builtin("relTime", mode="nodes")
 def fn_rel_time(env, args):
+    """HTCondor's convTime: a string literal is read as a time when parsed, and the
+    literal HTCondor makes of it evaluates to a real (ReltimeLiteral); a string computed
+    at run time is a relative time of 0; a number, a relative or an absolute time gives
+    a relative time of those seconds (an integer a C int); UNDEFINED and ERROR as they
+    are; anything else ERROR."""
     value = _time_arg(args[0], env)
     if type(value) is tuple:
         secs = parse_rel(value[0])
@@ -263,3 +269,24 @@ for _name in ("getYear", "getMonth", "getDayOfMonth", "getDayOfWeek", "getDayOfY
               "getMinutes", "getSeconds", "getDays"):
     builtin(_name)(_getter(_name.lower()))
 del _name
+
+
+# ------------------------------------------------------------------ the clock
+
+@builtin("currentTime", args=(0, 0))
+def fn_current_time():
+    """The current time as an absolute time (in the local zone), as ``absTime()``."""
+    return AbsTime(int(_time.time()))
+
+
+@builtin("timeZoneOffset", args=(0, 0))
+def fn_time_zone_offset():
+    """The local time zone's offset from UTC now, as a relative time."""
+    return RelTime(local_offset(int(_time.time())))
+
+
+@builtin("dayTime", args=(0, 0))
+def fn_day_time():
+    """The seconds since local midnight, as a relative time."""
+    now = _time.localtime(int(_time.time()))
+    return RelTime(now.tm_hour * 3600 + now.tm_min * 60 + now.tm_sec)

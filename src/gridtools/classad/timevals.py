@@ -3,8 +3,9 @@
 An absolute time is a moment (seconds since the epoch) with the offset from
 UTC it is shown in; it prints as ``absTime("2020-01-01T00:00:00+01:00")``
 (an offset of zero prints as ``-00:00``, as HTCondor does). A relative time
-is a number of seconds and prints as ``relTime("[-][D+]HH:MM:SS")`` with the
-leading zero parts left out. Arithmetic follows HTCondor: absolute plus or
+is a number of seconds (a real) and prints as ``relTime("[-][D+]HH:MM:SS")``
+with the leading zero parts left out (a fraction of a second as ``%g``:
+``relTime("01:30.5")``). Arithmetic follows HTCondor: absolute plus or
 minus relative is absolute, absolute minus absolute is relative, relative
 plus, minus, times or divided by a number is relative; anything else with a
 time is ERROR. Comparisons work between two times of the same kind.
@@ -52,6 +53,40 @@ class AbsTime:
         return self.secs
 
 
+def _c_div(a, b):
+    return -(-a // b) if a < 0 else a // b
+
+
+def _c_mod(a, b):
+    return a - b * _c_div(a, b)
+
+
+def rel_text(secs):
+    """``[-][D+][HH:][MM:]SS`` as HTCondor's relTimeToString writes ``secs``: the sign,
+    then the parts of the magnitude's whole seconds held in a C int (out of range, INF
+    or NaN: INT32_MIN, whose parts come out negative in C's arithmetic), the leading zero
+    parts left out; with a fraction (NaN for INF and NaN) the seconds are ``%02g``."""
+    sign = ""
+    if secs < 0:
+        sign, secs = "-", -secs
+    if type(secs) is float:
+        fraction, whole = secs % 1.0, to_int32(secs)
+    else:
+        fraction, whole = 0, secs if secs < 2147483648 else INT32_MIN
+    hours = _c_mod(whole, 86400)
+    minutes = _c_mod(hours, 3600)
+    seconds = _c_mod(minutes, 60)
+    days, hours, minutes = _c_div(whole, 86400), _c_div(hours, 3600), _c_div(minutes, 60)
+    text = "%02d" % seconds if fraction == 0 else "%02g" % (seconds + fraction)
+    if days:
+        return "%s%d+%02d:%02d:%s" % (sign, days, hours, minutes, text)
+    if hours:
+        return "%s%02d:%02d:%s" % (sign, hours, minutes, text)
+    if minutes:
+        return "%s%02d:%s" % (sign, minutes, text)
+    return sign + text
+
+
 class RelTime:
     __slots__ = ("secs",)
 
@@ -59,33 +94,18 @@ class RelTime:
         self.secs = secs
 
     def whole(self):
-        """The seconds as HTCondor reads them to print them: a C int (cut towards zero;
+        """The seconds as HTCondor reads them as a ``time_t``: a C int (cut towards zero;
         out of range, INF or NaN, INT32_MIN): HTCondor holds them as a double."""
         return to_int32(self.secs)
 
     def text(self):
-        whole = self.whole()
-        sign = "-" if whole < 0 else ""
-        if whole == INT32_MIN:
-            # HTCondor negates it as a C int, where it stays negative, and divides it as C
-            # does (towards zero): every part comes out negative
-            days, rest = -(-whole // 86400), -(-whole % 86400)
-            hours, rest = -(-rest // 3600), -(-rest % 3600)
-            minutes, secs = -(-rest // 60), -(-rest % 60)
-            return f"{sign}{days}+{hours:02d}:{minutes:02d}:{secs:02d}"
-        days, rest = divmod(abs(whole), 86400)
-        hours, rest = divmod(rest, 3600)
-        minutes, secs = divmod(rest, 60)
-        if days:
-            return f"{sign}{days}+{hours:02d}:{minutes:02d}:{secs:02d}"
-        if hours:
-            return f"{sign}{hours:02d}:{minutes:02d}:{secs:02d}"
-        if minutes:
-            return f"{sign}{minutes:02d}:{secs:02d}"
-        return f"{sign}{secs:02d}"
+        """The text ``string()`` and ``eval()`` make of it: of the whole seconds (HTCondor
+        converts the value to a ``time_t`` first)."""
+        return rel_text(self.whole())
 
     def unparse(self, old=False):
-        return f'relTime("{self.text()}")'
+        """As HTCondor's unparser prints the value: its seconds with their fraction."""
+        return f'relTime("{rel_text(self.secs)}")'
 
     def same(self, other):
         return self.secs == other.secs

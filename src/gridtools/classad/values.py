@@ -94,10 +94,9 @@ def to_int32(real):
 
 def format_real_old(value):
     """A real as the long form of an ad prints it (``condor_q -l``):
-    ``%.16G`` with ``.0`` added when it would read as an integer."""
-    if value != value or value in _INFINITIES:
-        return format_real(value).replace("INF", "inf")
-    if value == 0.0:
+    ``%.16G`` with ``.0`` added when it would read as an integer; zero, infinities and
+    NaN as ``format_real`` writes them (HTCondor's unparser tests for those first)."""
+    if value != value or value in _INFINITIES or value == 0.0:
         return format_real(value)
     text = "%.16G" % value
     if "." not in text and "E" not in text:

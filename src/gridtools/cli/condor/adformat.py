@@ -93,11 +93,12 @@ def _cell(qualifiers, target):
 
 
 def value_of(ad, text, target=None):
-    """The value of attribute or expression ``text`` in ``ad`` (with ``target`` as TARGET)."""
+    """The value of attribute or expression ``text`` in ``ad`` (with ``target`` as TARGET);
+    an expression is read in the old syntax, as HTCondor reads an -af or -format one."""
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
         return ad.eval(text, target)
     try:
-        return parse(text).eval(full(ad), target)
+        return parse(text, old=True).eval(full(ad), target)
     except Exception:  # noqa: BLE001 - an expression that does not parse is an error value
         return ERROR
 

@@ -12,7 +12,9 @@ a field, ``T`` values as elapsed times, ``Y`` as dates. (HTCondor's
 parse_autoformat_args: a column prefix, a column suffix, a row prefix.)
 
 Reals print as HTCondor's old-ClassAd unparser writes them (``%.16G``, with
-``.0`` added to a whole number: ``10.0``, ``0.008332967758178711``).
+``.0`` added to a whole number: ``10.0``, ``0.008332967758178711``). An
+expression given to -af or -format is read in the old ClassAd syntax, as
+-constraint is (``"a\\nb"`` is four characters).
 
 ``-format FMT ATTR`` prints with a printf conversion: ``%s``, ``%d``,
 ``%f`` (with flags, width and precision), ``%v`` (the value as it reads),
@@ -54,8 +56,11 @@ def value_text(value, quoted=False):
 
 
 def _expr(text):
+    """The expression of an -af or -format argument, read as HTCondor reads one
+    (ParseClassAdRvalExpr): in the old syntax, as -constraint is (a backslash is
+    itself, adjacent strings are refused); None for text that does not parse."""
     try:
-        return parse(text)
+        return parse(text, old=True)
     except Exception:  # noqa: BLE001 - not an expression: nothing to show
         return None
 
