@@ -111,8 +111,9 @@ def test_astnode_without_a_tree_starts_one_at_root(cell, workdir):
     assert qconf(cell, "-dstree").returncode == 0
     proc = qconf(cell, "-mstnode", "/stalice=10")
     assert (proc.returncode, proc.stderr) == (1, "No sharetree\n")
-    # a tree of one node "Root" has a leaf naming no user or project
-    proc = qconf(cell, "-astree", env={"EDITOR": "true"})
+    # a tree of one node "Root" has a leaf naming no user or project (the editor only
+    # touches the template, which counts as a change)
+    proc = qconf(cell, "-astree", env={"EDITOR": "touch"})
     assert (proc.returncode, proc.stderr) == (1, 'denied: share tree contains reference to unknown '
                                                  'user/project "Root"\n')
     assert qconf(cell, "-sstree").returncode == 1

@@ -242,6 +242,6 @@ def test_sge_single_line_leaves_long_values_whole(cell):
         assert text == conf.replace(" \\\n                             ", " ")
     # the editor gets the unbroken text, and an unchanged file changes nothing
     proc = cell.run("qconf", "-mconf", env={**single, "EDITOR": "true"})
-    assert (proc.returncode, proc.stderr) == (1, "Object has not been changed\n")
+    assert (proc.returncode, proc.stderr) == (1, "configuration unchanged\n")
     proc = cell.run("qconf", "-mconf", env={**single, "EDITOR": "grep -q 'false flush_time'"})
-    assert (proc.returncode, proc.stderr) == (1, "Object has not been changed\n")
+    assert (proc.returncode, proc.stderr) == (1, "configuration unchanged\n")

@@ -425,8 +425,10 @@ def stnode(ctx):
     As Grid Engine's qconf, -astnode / -mstnode say ``setting`` and the node's
     path with its new shares for each node they set (-astnode sets a node
     that exists, and adds one whose parent exists), and ``Unable to locate
-    <path> in sharetree`` for each they cannot; when they set none, ``no
-    modifications to sharetree`` and the request fails.
+    <path> in sharetree`` for each they cannot; -dstnode says ``removing``
+    and the node's path for each node it removes, and for each it cannot the
+    reason (not found, the root, a node with children). When none is set or
+    removed, ``no modifications to sharetree`` and the request fails.
     """
     tree = confstore.load("sharetree")
     existed = tree is not None
@@ -435,11 +437,20 @@ def stnode(ctx):
         tree = {"id": 0, "name": "Root", "type": 0, "shares": 1, "childnodes": []}
     if tree is None:
         return ctx.fail("No sharetree")
+    modified = 0
     if mode == "delete":
         for path, _shares in ctx.body.get("items") or []:
-            _delete_node(tree, str(path))
+            try:
+                removed = _delete_node(tree, str(path))
+            except GridError as exc:
+                ctx.info(str(exc))
+                continue
+            modified += 1
+            ctx.info("removing ")
+            ctx.info(removed)
+        if not modified:
+            return ctx.fail("no modifications to sharetree")
     elif mode in ("add", "modify"):
-        modified = 0
         for path, shares in ctx.body.get("items") or []:
             found = _set_node(tree, str(path), int(shares), mode == "add")
             if found is None:
@@ -492,9 +503,13 @@ def _set_node(tree, path, shares, add):
 
 
 def _delete_node(tree, path):
+    """Remove the leaf at ``path``; its path from the root as qconf prints it.
+    GridError (with qconf's text) when there is no such node, or it is the
+    root or has children."""
     node, ancestors = _locate(tree, path)
     if node is tree:
         raise GridError("can't delete root node")
     if node["childnodes"]:
         raise GridError("can't delete nodes with children")
     ancestors[-1]["childnodes"].remove(node)
+    return "".join("/" + a["name"] for a in ancestors[1:] + [node])

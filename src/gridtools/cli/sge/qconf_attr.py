@@ -28,7 +28,8 @@ def attr_change(mode, from_file, words):
     def run():
         obj = words[0]
         if obj not in OBJECTS:
-            return error(f'error: "{obj}" is not a valid object name (use {", ".join(OBJECTS)})')
+            # Grid Engine's qconf text, on standard error, exit 1
+            return error(f'Modification of object "{obj}" not supported')
         if from_file:
             attrs = file_attributes(read_file(words[1]), obj)
             targets = split(words[2:])

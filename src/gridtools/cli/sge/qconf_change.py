@@ -5,18 +5,29 @@ or by running ``$EDITOR``, default ``vi``, on the template or the current
 object), checks its syntax to fail early with the line and reason, and
 sends a ``qconf`` request to the daemon, which checks rights and
 references again, stores the object and answers with Grid Engine's
-message. An editor session that leaves the file unchanged changes
-nothing ("Object has not been changed").
+message. Whether an editor session changed the file is decided as Grid
+Engine's sge_edit decides it, by the file's modification time and size;
+what an unchanged file means depends on the option, as in Grid Engine
+(see ``edit``).
 """
 
 import os
+import sys
 
 from gridtools.cli.sge.qconf_show import MISSING, error, split, stored
-from gridtools.errors import ConfigError, GridError
+from gridtools.errors import ConfigError, GridError, lines
 
-#: seconds to wait for the daemon's answer
-#: what an unchanged editor file means
-UNCHANGED = "Object has not been changed"
+#: the file came back as written (-ap, -mp, -ae, -me, -auser, -mstree, -arqs ...;
+#: on stdout for -mu, which goes on with the next list)
+FILE_UNCHANGED = "file unchanged"
+#: the edited object equals the stored one (-mq, -mhgrp, -mrqs)
+NOT_CHANGED = "Object has not been changed"
+#: -aconf / -mconf with the file as written
+CONF_UNCHANGED = "configuration unchanged"
+#: -mc with every complex entry as it was (not an error)
+COMPLEX_UNCHANGED = "Complex attribute configuration has not been changed"
+#: the last line after the editor's own error line
+EDIT_FAILED = "edit failed"
 
 
 # ---------------------------------------------------------------- rights and requests
@@ -61,11 +72,18 @@ def send(payload):
 # ---------------------------------------------------------------- texts
 
 def edit(text):
-    """Run $EDITOR on ``text`` in a temporary file; the edited text (``text`` itself when
-    the file comes back as it was shown, which may be without line breaks)."""
+    """Run $EDITOR on ``text`` in a temporary file: ``(changed, edited)``.
+
+    ``changed`` is False when the file's modification time and size are as
+    written (Grid Engine's sge_edit test; an editor that only touches the file
+    changes it) and its text is the same; ``edited`` is ``text`` itself when the
+    file comes back as it was shown (which may be without line breaks). A failing
+    editor raises GridError with sge_edit's error line and "edit failed".
+    """
     import shlex
     import subprocess
     import tempfile
+    import time
     from gridtools.formats.sge.attrfile import as_shown
     editor = os.environ.get("EDITOR") or "vi"
     shown = as_shown(text)
@@ -73,22 +91,39 @@ def edit(text):
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
             fh.write(shown)             # (a name given in bytes that are not UTF-8, as given)
+        # dated a second back, so that an editor writing at once still changes the time
+        past = time.time_ns() - 1_000_000_000
+        os.utime(path, ns=(past, past))
+        before = _stamp(path)
         rc = subprocess.call(f"{editor} {shlex.quote(path)}", shell=True)
         if rc < 0 or rc > 128:
-            raise GridError(f"editor was terminated by a signal {abs(rc) if rc < 0 else rc - 128}")
+            raise _edit_failed(f"editor was terminated by a signal {abs(rc) if rc < 0 else rc - 128}")
         if rc != 0:
-            raise GridError(f"editor exited with error {rc}")
+            raise _edit_failed(f"editor exited with error {rc}")
         try:
+            after = _stamp(path)
             with open(path, encoding="utf-8", errors="surrogateescape") as fh:
                 edited = fh.read()
-            return text if edited == shown else edited
         except FileNotFoundError:
-            raise GridError(f"edit file {path} no longer exists") from None
+            raise _edit_failed(f"edit file {path} no longer exists") from None
+        if edited == shown:
+            return after != before, text
+        return True, edited
     finally:
         try:
             os.unlink(path)
         except OSError:
             pass
+
+
+def _stamp(path):
+    st = os.stat(path)
+    return st.st_mtime_ns, st.st_size
+
+
+def _edit_failed(reason):
+    """sge_edit's error line, then qconf's own."""
+    return GridError(lines(f"error: {reason}", EDIT_FAILED))
 
 
 def read_file(path):
@@ -148,6 +183,11 @@ def graphic_names(names):
             raise GridError(f"Non-graphic character (hex {odd:x}) not allowed in objectname")
 
 
+#: kinds whose -a… form adds the object even from a file left unchanged (Grid Engine's
+#: queue and host group editors ignore that); every other -a… refuses: "file unchanged"
+ADD_UNCHANGED = ("queue", "hostgroup")
+
+
 def add_edit(kind, words):
     """-aq [name], -ae [template], -ap name, -ahgrp group, -auser, -arqs [names] ..."""
     def run():
@@ -156,9 +196,11 @@ def add_edit(kind, words):
         name = split(words)[0] if split(words) and kind != "rqs" else None
         current = stored(kind, name) if name and kind in ("queue", "exechost") else None
         if kind == "rqs":
-            text = edit(template_text("rqs", ",".join(split(words)) or None))
+            changed, text = edit(template_text("rqs", ",".join(split(words)) or None))
         else:
-            text = edit(current if current is not None else template_text(kind, name))
+            changed, text = edit(current if current is not None else template_text(kind, name))
+        if not changed and kind not in ADD_UNCHANGED:
+            return error(FILE_UNCHANGED)
         check(kind, text)
         return send({"op": "add", "object": kind, "text": text})
     return _guard(run)
@@ -175,15 +217,26 @@ def add_file(kind, words):
 
 
 def add_conf_edit(words):
-    """-aconf host,...: an editor session per host."""
-    def run():
-        check_rights("add", "conf")
-        for host in split(words):
-            code = _send_conf("add", host, edit(template_text("conf", host)))
-            if code:
-                return code
-        return 0
-    return _guard(run)
+    """-aconf host,...: an editor session per host; as in Grid Engine a host that fails
+    does not stop the others, and a blank line on stdout comes before every host after
+    the first."""
+    code = _guard(lambda: check_rights("add", "conf"))
+    if code:
+        return code
+    failed = 0
+    for number, host in enumerate(split(words)):
+        if number:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        failed = _guard(lambda h=host: _add_conf_one(h)) or failed
+    return failed
+
+
+def _add_conf_one(host):
+    changed, text = edit(template_text("conf", host))
+    if not changed:
+        return error(CONF_UNCHANGED)
+    return _send_conf("add", host, text)
 
 
 def conf_files(op, words):
@@ -217,14 +270,27 @@ def modify_edit(kind, words):
     return 0
 
 
+#: kinds whose -m… form compares the edited object with the stored one ("Object has not
+#: been changed"); every other -m… goes by the file alone ("file unchanged")
+MODIFY_COMPARED = ("queue", "hostgroup")
+
+
 def _modify_one(kind, name):
     check_rights("modify", kind)
     current = stored(kind, name)
     if current is None:
         return error(MISSING[kind].format(name))
-    text = edit(current)
-    if text == current:
-        return error(UNCHANGED)
+    changed, text = edit(current)
+    if kind in MODIFY_COMPARED:
+        if text == current:
+            return error(NOT_CHANGED)
+    elif not changed:
+        if kind == "userset":
+            # -mu says so on stdout and goes on with the next list
+            sys.stdout.write(FILE_UNCHANGED + "\n")
+            sys.stdout.flush()
+            return 0
+        return error(CONF_UNCHANGED if kind == "conf" else FILE_UNCHANGED)
     check(kind, text)
     payload = {"op": "modify", "object": kind, "text": text, "expect": name}
     if kind == "conf":
@@ -233,8 +299,18 @@ def _modify_one(kind, name):
 
 
 def modify_conf_edit(words):
-    """-mconf [host,...|global]."""
-    return modify_edit("conf", split(words) or ["global"])
+    """-mconf [host,...|global]: as -aconf, every host is edited whatever became of the
+    one before, with a blank line on stdout before every host after the first."""
+    code = _guard(lambda: check_rights("modify", "conf"))
+    if code:
+        return code
+    failed = 0
+    for number, host in enumerate(split(words) or ["global"]):
+        if number:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        failed = _guard(lambda h=host: _modify_one("conf", h)) or failed
+    return failed
 
 
 def modify_single_edit(kind, missing, _words=()):
@@ -246,12 +322,27 @@ def modify_single_edit(kind, missing, _words=()):
             if kind != "sharetree":
                 return error(missing)
             current = ""
-        text = edit(current or template_text(kind))
-        if text == current:
-            return error(UNCHANGED)
+        changed, text = edit(current or template_text(kind))
+        if kind == "complex":
+            # Grid Engine sends only the entries that differ, and says so when none do
+            if _same_complex(text, current):
+                sys.stderr.write(COMPLEX_UNCHANGED + "\n")
+                return 0
+        elif not changed:
+            return error(FILE_UNCHANGED)
         check(kind, text)
         return send({"op": "modify", "object": kind, "text": text})
     return _guard(run)
+
+
+def _same_complex(text, current):
+    from gridtools.formats.sge import objects
+    if text == current:
+        return True
+    try:
+        return objects.parse("complex", text) == objects.parse("complex", current)
+    except ConfigError:
+        return False
 
 
 def modify_file(kind, words):
@@ -277,9 +368,11 @@ def modify_rqs_edit(words):
         current = "".join(stored("rqs", n) for n in names or spool_config.names("rqs"))
         if not current:
             return error("no resource quota set list defined")
-        text = edit(current)
+        changed, text = edit(current)
+        if not changed:
+            return error(FILE_UNCHANGED)
         if text == current:
-            return error(UNCHANGED)
+            return error(NOT_CHANGED)
         check("rqs", text)
         return send({"op": "modify", "object": "rqs", "text": text, "names": names,
                      "replace_all": not names})

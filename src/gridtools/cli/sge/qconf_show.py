@@ -82,16 +82,36 @@ def parsed(kind, name=None):
     return None if text is None else objects.parse(kind, text)
 
 
+#: kinds whose -s… option shows one object: the argument is its name, commas and all
+SINGLE_NAME = ("pe", "ckpt", "calendar", "project", "hostgroup", "exechost")
+
+
 def show_named(kind, words):
-    """-sp, -sckpt, -scal, -shgrp, -su, -suser, -sprj: the stored text of each name (a
-    user's or project's usage is not configuration: sge_share_mon shows it)."""
-    code = 0
-    for name in split(words):
+    """-sp, -sckpt, -scal, -shgrp, -sprj: the stored text of the one object named;
+    -su, -suser, -srqs: of each name of the list (a user's or project's usage is not
+    configuration: sge_share_mon shows it).
+
+    As in Grid Engine, -su puts a blank line between the access lists it shows and
+    -suser one before every name after the first, shown or not."""
+    if kind in SINGLE_NAME:
+        names = words[:1]
+    elif kind == "user":
+        names = [n for word in words for n in word.replace(" ", ",").split(",") if n]
+    else:
+        names = split(words)
+    code, shown = 0, 0
+    for number, name in enumerate(names):
+        if number and kind == "user":
+            sys.stdout.write("\n")
         text = stored(kind, name)
         if text is None:
+            sys.stdout.flush()
             code = error(MISSING[kind].format(name))
-        else:
-            sys.stdout.write(as_shown(text))
+            continue
+        if shown and kind == "userset":
+            sys.stdout.write("\n")
+        sys.stdout.write(as_shown(text))
+        shown += 1
     return code
 
 
@@ -232,7 +252,7 @@ def show_exechosts(words):
     from gridtools.spool import status
     code = 0
     snap = None
-    for name in split(words):
+    for name in words[:1]:              # one host, as in Grid Engine
         obj = parsed("exechost", name)
         if obj is None:
             code = error(MISSING["exechost"].format(name))
@@ -285,9 +305,12 @@ def show_hostgroup_tree(words, resolved=False):
 # ---------------------------------------------------------------- configurations
 
 def show_conf(words):
-    """-sconf [host,...|global]."""
+    """-sconf [host,...|global]: a blank line before every host after the first."""
     code = 0
-    for name in split(words) or ["global"]:
+    for number, name in enumerate(split(words) or ["global"]):
+        if number:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
         text = stored("conf", name)
         if text is None:
             code = error(MISSING["conf"].format(name))
