@@ -93,6 +93,7 @@ class Dispatcher:
         self.execution = execution
         self.watch = ShepherdWatch()
         self.dying = set()            # (job, task) lost, whose processes were killed and linger
+        self.deletes_sent = {}        # (job, task) -> when its shepherd was last told "delete"
 
     # ------------------------------------------------------------ start
     def build_plan(self, job, number, granted, pe="", qrsh_client=None, host_slots=None):
@@ -227,6 +228,8 @@ class Dispatcher:
         is no shepherd (yet) to tell. The tasks inside a parallel job are suspended and
         resumed with it (``petask.follow_suspension``)."""
         sent = self.execution.signal(job.id, task.number, _SIGNALS[what])
+        if what == "delete" and sent:         # (reap.pending_deletes sends it again only late)
+            self.deletes_sent[(job.id, task.number)] = time.time()
         if what in ("suspend", "resume"):
             petask.follow_suspension(self.state, job, task.number)
         return sent

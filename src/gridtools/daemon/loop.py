@@ -37,7 +37,7 @@ from gridtools import cell
 
 LOAD_REFRESH = 2.0          # seconds between load samples of this machine
 SWEEP_EVERY = 60.0          # seconds between clean-ups of what clients left in the shared folders
-DELETE_RETRY = 0.1          # seconds between termination retries of deleting tasks
+DELETE_RETRY = 0.1          # seconds between tries to tell a deleting task's shepherd that is not listening yet
 #: most seconds quick passes follow a full one (which redoes every job's reasons)
 FULL_PASS_EVERY = 1.0
 PUBLISH_EVERY = 0.25        # least seconds between two status snapshots (coalesces bursts)
@@ -418,7 +418,7 @@ class Daemon:
             and not state.ends_unsynced          # (their records could not be flushed: later)
         self._save_usage(now, force=state.usage.urgent)       # what a waiting client may read
         state.condor.save(state, now, publishing=publishing)
-        self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
+        self.retry_deletes = reap.pending_deletes(state, self.dispatcher, now)
         self._write_messages()          # before the status and the answers show what they tell of
         if publishing:
             self._publish(now)

@@ -275,14 +275,33 @@ def next_expiry(state, max_age):
     return None
 
 
-def pending_deletes(state, dispatcher):
-    """Re-send termination to deleting tasks whose shepherd had not started listening yet;
-    True while some task waits for that, or for the processes of a lost one to be gone."""
+#: seconds after which a shepherd that was told to end its deleted task is told again
+#: while the task still runs (Grid Engine's qmaster resends a signal after 60 s); the
+#: shepherd takes a delete it had already as the same one (``exec.shepherd``)
+DELETE_RESEND = 60.0
+
+
+def pending_deletes(state, dispatcher, now=None):
+    """Send termination to deleting tasks whose shepherd had not started listening yet
+    (``apply.delete_task`` told those that were); one that was told is told again only
+    ``DELETE_RESEND`` seconds later. True while some task waits for its shepherd to
+    listen, or for the processes of a lost one to be gone."""
+    now = time.time() if now is None else now
     waiting = bool(dispatcher.dying)
+    sent = dispatcher.deletes_sent
+    deleting = set()
     for job, task in state.running_tasks():
-        if task.deleting:
+        if not task.deleting:
+            continue
+        key = (job.id, task.number)
+        deleting.add(key)
+        told = sent.get(key)
+        if told is not None and now - told < DELETE_RESEND:
+            continue
+        if not dispatcher.signal_task(job, task, "delete") and told is None:
             waiting = True
-            dispatcher.signal_task(job, task, "delete")
+    for key in set(sent).difference(deleting):
+        del sent[key]
     return waiting
 
 

@@ -113,12 +113,19 @@ def _command_or_signal(plan, key, default, pid):
     return sent
 
 
-def terminate(plan, pid):
-    """End the job: its terminate_method (the queue's command or signal; an HTCondor
-    job's KillSig, which is only ever a signal), or SIGKILL to the whole process group."""
-    method = _method(plan, "terminate_method")
+def cont(pid):
+    """Let a job that is being ended go on (its resume_method is not run): its cgroup
+    thawed and SIGCONT, so that a suspended job gets the signals that end it."""
     _thaw()
     signal_job(pid, signal.SIGCONT)
+
+
+def terminate(plan, pid):
+    """End the job: its terminate_method (the queue's command or signal; an HTCondor
+    job's KillSig, which is only ever a signal), or SIGKILL to the whole process group.
+    The shepherd ends a deleted job once, however often it is told."""
+    method = _method(plan, "terminate_method")
+    cont(pid)
     if method and method.startswith("/"):
         run_method(plan, method, pid)
     else:

@@ -749,8 +749,10 @@ class Shepherd:
                         self.taken = True
                         self.trace("the task is no longer this shepherd's: its job is ended")
                         self._end(pid, "task taken away")
-                if pidfd in ready:
-                    _, status, rusage = os.wait4(pid, 0)
+                # (looked for after every look at the flags: signals that keep coming never
+                # keep a job that ended from being collected)
+                done, status, rusage = os.wait4(pid, os.WNOHANG)
+                if done:
                     monitor.sample(self.result["usage"], final=True)
                     if group is not None and limit.get("mb"):
                         self._kernel_killed(None, group, exited=True)
@@ -791,8 +793,13 @@ class Shepherd:
             group.kill_all()
 
     def _handle_flags(self, pid):
-        while self.flags:
-            sig = self.flags.pop(0)
+        """Carry out the control signals that came since the last look, each once: the
+        flags are taken as they are now (what comes meanwhile waits for the next look,
+        after the job was looked for: ``_supervise``), a signal repeated in a row is
+        carried out once, and a delete once per run (its terminate, or the -notify
+        warning, was done: one told again changes nothing)."""
+        batch, self.flags = self.flags, []
+        for sig in _coalesced(batch):
             if sig == signal.SIGUSR1:
                 if not self._warned(pid, signal.SIGUSR1, "notify_stop"):
                     procedure.suspend(self.plan, pid)
@@ -800,6 +807,8 @@ class Shepherd:
                 if self.timers.pending.pop("notify_stop", None) is None:
                     procedure.resume(self.plan, pid)
             elif sig in (signal.SIGTERM, signal.SIGINT):
+                if self.result["deleted"]:
+                    continue                # (deleted already: being ended)
                 self.result["deleted"] = True
                 self._end(pid, "job deleted", removal=True)
             elif sig == signal.SIGQUIT:
@@ -842,7 +851,7 @@ class Shepherd:
         if "notify_kill" in self.timers.pending:
             return
         self.timers.pending.pop("notify_stop", None)
-        jobproc.signal_job(pid, signal.SIGCONT)
+        procedure.cont(pid)             # (a suspended job, its cgroup frozen, too)
         if removal and self.plan.get("remove_method"):
             jobproc.signal_job(pid, jobproc.signal_named(self.plan["remove_method"], signal.SIGTERM))
             self._kill_later()
@@ -920,6 +929,19 @@ class Shepherd:
             elif event in ("h_rt", "kill"):
                 self._terminate(pid, "wallclock limit (h_rt) exceeded" if event == "h_rt" else "killed")
                 self.killed_by = "h_rt limit exceeded" if event == "h_rt" else self.killed_by
+
+
+def _coalesced(flags):
+    """The control signals ``flags`` in the order they came, a signal repeated in a row
+    (another look of the daemon's at the same wish) taken once, and a delete (SIGTERM,
+    SIGINT) once in all."""
+    ends = (signal.SIGTERM, signal.SIGINT)
+    taken = []
+    for sig in flags:
+        if (taken and taken[-1] == sig) or (sig in ends and any(s in ends for s in taken)):
+            continue
+        taken.append(sig)
+    return taken
 
 
 def _handshake_failed(interactive, started):
