@@ -43,7 +43,7 @@ def test_qsub_job_as_a_job_ad():
     assert values["Cmd"] == "sleep" and values["Arguments"] == "10 two' 'words"
     assert values["Iwd"] == "/home/alice"                  # no -cwd: the home directory
     assert values["Out"] == "sim.o7" and values["Err"] == "sim.e7"
-    assert values["JobPrio"] == -5
+    assert values["JobPrio"] == 0                          # qsub -p is Grid Engine's priority, not JobPrio
     assert values["RequestCpus"] == 2                      # the smallest slot count asked for
     assert values["RequestMemory"] == 2048                 # h_vmem per slot times slots, in MB
     assert values["AccountingGroup"] == "physics.alice"

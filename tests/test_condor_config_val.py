@@ -335,6 +335,18 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "MAIL": jobmail.DEFAULT_MAILER,
         **master.DEFAULTS,
     }
+    from gridtools.daemon import condorpolicy, history, startdcron
+    from gridtools.formats.condor import deferral
+    from gridtools.formats.condor_config import Config
+    assert condorpolicy.system_policy(none).max_releases is None is condorpolicy.system_policy(
+        lambda name: "-1").max_releases
+    limits, cron = history._limits(Config(), print), startdcron.Params("host", "job", {})
+    code.update({"SYSTEM_MAX_RELEASES": -1, "SCHEDD_INTERVAL": deferral.DEFAULT_SCHEDD_INTERVAL,
+                 "MAX_HISTORY_LOG": limits[False][0], "MAX_HISTORY_ROTATIONS": limits[False][1],
+                 "ENABLE_HISTORY_ROTATION": limits[False][0] is not None,
+                 "ROTATE_HISTORY_DAILY": limits[False][2], "ROTATE_HISTORY_MONTHLY": limits[False][3],
+                 "MAX_EPOCH_HISTORY_LOG": limits[True][0], "MAX_EPOCH_HISTORY_ROTATIONS": limits[True][1],
+                 "STARTD_CRON_MAX_JOB_LOAD": cron.max_load, "STARTD_CRON_LOG_NON_ZERO_EXIT": cron.log_exit})
     from gridtools.cli.condor import dagman, dagrun
     said = {**dagman.DEFAULTS, **dagman.CONFIG_DEFAULTS, "maxjobs": 0, "max_rescue": dagrun.MAX_RESCUE,
             "generate_subdag_submits": True, "default_priority": 0}

@@ -167,7 +167,7 @@ def test_a_proc_whose_claimed_slot_cannot_take_it_waits_and_is_not_negotiated():
         {"id": 1, "owner": "alice", "held_tasks": [1]}]))
     decisions = matchpass.match_pass(snap, replace(inputs(snap), claims={(1, 1): "slot1@h1"}))
     assert decisions.starts == []
-    assert schedkit.reasons(decisions, 1) == ["job dropped because of hold state"]
+    assert schedkit.reasons(decisions, 1) == ["Job is in hold state"]
 
 
 def _false_requirements(ad):
@@ -181,7 +181,7 @@ def test_holds_and_dependencies_keep_their_grid_engine_reasons():
                                       live=[7]))
     decisions = matchpass.match_pass(snap, inputs(snap))
     assert decisions.starts == []
-    assert schedkit.reasons(decisions, 1) == ["job dropped because of hold state"]
+    assert schedkit.reasons(decisions, 1) == ["Job is in hold state"]
     assert schedkit.reasons(decisions, 2) == ["job dropped because of job dependencies"]
 
 

@@ -138,7 +138,7 @@ def test_queue_messages_are_global(plain, line, number):
 
 
 @pytest.mark.parametrize("plain, line, number", [
-    (["hold"], "job dropped because of hold state", 33),
+    (["hold"], "Job is in hold state", 33),
     (["dependency"], "job dropped because of job dependencies", 35),
     (["pe_too_few", "smp", 0], 'cannot run in PE "smp" because it only offers 0 slots', 24),
     (["resource_value", "h_vmem=1G", "all.q@h", "qf", "h_vmem", "500M"],

@@ -98,7 +98,7 @@ def test_holds_start_time_dependencies_and_limits():
           "live": [77]}
     decisions, started = run(sc)
     assert started == ["4.1 all.q@h1=1"]
-    assert reasons(decisions, 1) == ["job dropped because of hold state"]
+    assert reasons(decisions, 1) == ["Job is in hold state"]
     assert reasons(decisions, 2) == ["execution time not reached"]
     assert reasons(decisions, 3) == ["job dropped because of job dependencies"]
     assert reasons(decisions, 5, "bob") == ["job dropped because of user limitations"]
@@ -115,7 +115,7 @@ def test_jobs_blocked_alike_share_their_reasons():
     decisions, started = run(sc)
     assert started == ["1.1 all.q@h1=1"]
     found = decisions.reasons
-    assert reasons(decisions, 2) == ["job dropped because of hold state"]
+    assert reasons(decisions, 2) == ["Job is in hold state"]
     assert found[2] is found[3]
     assert reasons(decisions, 4) == ["job dropped because of job dependencies"]
     assert found[4] is found[5]
@@ -147,7 +147,7 @@ def test_task_concurrency_limit_and_held_tasks():
           "jobs": [{"id": 1, "qsub": "-t 1-6 -tc 2", "tasks": [1, 2, 3, 4, 5, 6], "held_tasks": [1]}]}
     decisions, started = run(sc)
     assert started == ["1.2 all.q@h1=1", "1.3 all.q@h1=1"]
-    assert reasons(decisions, 1) == ["job dropped because of hold state",
+    assert reasons(decisions, 1) == ["Job is in hold state",
                                      "not all array task may be started due to 'max_aj_instances'"]
 
 

@@ -99,7 +99,7 @@ def test_held_tasks_keep_their_reason_and_the_others_the_queues():
     sc["jobs"][0].update(tasks=[1, 2], held_tasks=[1])
     starts, reasons = outcome(sc)
     assert starts == []
-    assert reasons == ["job dropped because of hold state",
+    assert reasons == ["Job is in hold state",
                        'queue instance "all.q@h1" dropped because it is disabled']
 
 

@@ -142,7 +142,7 @@ def test_grid_engine_qrls_and_a_periodic_release_set_the_reasons(cell, workdir):
     assert cell.run("qrls", str(plain)).returncode == 0
     wait_status(cell, f"{plain}.0", 1)
     assert _attrs(cell, f"{plain}.0", "ReleaseReason", "LastHoldReasonCode", "HoldReasonCode") == \
-        "via condor_release 15 undefined\n"
+        "via qrls (by user root) 15 undefined\n"
     periodic = submit(cell, SLEEP + "hold = true\nperiodic_release = NumJobStarts == 0\nqueue\n", cwd=workdir,
                       name="p.sub")
     jid = f"{periodic}.0"

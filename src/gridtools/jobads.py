@@ -12,7 +12,12 @@ h_vmem`` (or s_vmem, mem_free, virtual_free) times its slots becomes
 RequestMemory, the slots of ``-pe`` RequestCpus, and ``-l hostname`` or a
 ``-q queue@host`` its host; Requirements says the same in ClassAd terms, so
 ``condor_q -better-analyze`` can explain it. A ``-P`` project is the job's
-accounting group (AccountingGroup = ``project.owner``).
+accounting group (AccountingGroup = ``project.owner``); the other way round, an
+HTCondor job whose accounting group names a project of the cell when it is
+submitted has that project (``daemon.intake``). Its JobPrio is the job's
+``job_prio`` (0 until condor_prio or condor_qedit sets it), HTCondor's order of an
+owner's jobs; Grid Engine's priority (``qsub -p``, ``priority``) is another knob,
+never shown as JobPrio.
 
 JobStatus from the task's neutral state: 1 idle, 2 running, 3 removed, 4
 completed, 5 held (any hold, and Grid Engine's error state), 6 transferring
@@ -120,6 +125,7 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
     if condor:
         _overlay_condor(ad, condor, number)
         mine = (condor.get("tasks") or _NO_RUNS).get(str(number)) or _NO_RUNS
+    grid_hold_counts(ad, spec, condor, mine)
     _run_times(ad, task, mine)
     _checkpoints(ad, task, mine)
     _run_counts(ad, task, mine)
@@ -128,6 +134,29 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
         if mine.get("slots"):                   # a parallel universe job: every node's slot
             ad["RemoteHosts"] = ",".join(mine["slots"])
     return ad
+
+
+#: a Grid Engine job's bookkeeping: the holds of its hold letters that held the whole job
+#: (``daemon.condorjob.grid_hold_changed``); a task's: how many of them did not hold it
+GRID_HOLDS, GRID_UNCOUNTED = "grid_holds", "grid_uncounted"
+
+
+def grid_hold_counts(ad, spec, condor, mine):
+    """NumHolds and NumHoldsByReason of a task of a Grid Engine job (not HTCondor's)
+    with the holds of the whole job that held it: those counted for the job (``condor``:
+    its bookkeeping; less those the task's, ``mine``, says did not hold it) and a
+    submission on hold (qsub -h), each a UserRequest as its HoldReasonCode says."""
+    if spec.get("condor_ad"):
+        return
+    whole = int((condor or {}).get(GRID_HOLDS, 0)) + (1 if spec.get("user_hold") else 0) \
+        - int(mine.get(GRID_UNCOUNTED, 0))
+    if whole <= 0:
+        return
+    by = {name: int(n) for name, n in (mine.get("holds_by") or {}).items()}
+    name = hold_code_name(HOLD_CODE_USER)
+    by[name] = by.get(name, 0) + whole
+    ad["NumHolds"] = int(mine.get("holds", 0)) + whole
+    ad["NumHoldsByReason"] = by
 
 
 def hold_at_submit(job, when):
@@ -256,9 +285,9 @@ def _sge_ad(spec):
     owner = spec["owner"]
     ad = ClassAd({"MyType": "Job", "TargetType": "Machine", "Owner": owner,
                   "QDate": int(spec.get("submit_time") or 0), "JobUniverse": VANILLA,
-                  "Cmd": spec.get("script_name") or spec.get("command") or "",
+                  "Cmd": _sge_cmd(spec),
                   "Arguments": _join_args(spec.get("args") or []),
-                  "Iwd": _iwd(spec), "JobPrio": int(spec.get("priority") or 0),
+                  "Iwd": _iwd(spec), "JobPrio": int(spec.get("job_prio") or 0),
                   "NiceUser": False, "JobBatchName": spec.get("name") or ""})
     _streams(ad, spec)
     slots, memory, hosts = _sge_requests(spec)
@@ -274,6 +303,25 @@ def _sge_ad(spec):
         ad["AcctGroupUser"] = owner
         ad["AccountingGroup"] = f"{project}.{owner}"
     return ad
+
+
+def _sge_cmd(spec):
+    """Cmd of a job submitted with qsub: the absolute path of its script, resolved against
+    the folder it was submitted from (where qsub read it); of a ``-b y`` command, the
+    command itself, one with a slash resolved against the job's working directory (a
+    bare name is left as it is: looking it up in the job's PATH here, with the reader's
+    rights, would tell whether files exist in folders the owner chose)."""
+    import os.path
+    if spec.get("binary") or spec.get("script_name") is None:
+        command = str(spec.get("command") or spec.get("script_name") or "")
+        if not command or command.startswith("/") or "/" not in command:
+            return command
+        return os.path.normpath(os.path.join(_iwd(spec), command))
+    script = str(spec["script_name"])
+    if not script or script.startswith("/") or script == "STDIN":
+        return script
+    workdir = (spec.get("sge_o") or {}).get("WORKDIR") or _iwd(spec)
+    return os.path.normpath(os.path.join(workdir, script))
 
 
 def _join_args(args):
@@ -542,6 +590,8 @@ def _overlay_condor(ad, condor, number):
             ad["EnteredCurrentStatus"] = int(hold[3])
     if mine.get("removed") and ad.eval("JobStatus") in (JobStatus.COMPLETED, JobStatus.IDLE):
         ad["JobStatus"] = int(JobStatus.REMOVED)
+    # each proc's own reason (daemon.condorjob.note_removal); the cluster's for a proc
+    # removed before they were noted per proc
     reason = mine.get("remove_reason") or condor.get("remove_reason")
     if reason and ad.eval("JobStatus") == JobStatus.REMOVED:
         ad["RemoveReason"] = reason

@@ -172,8 +172,10 @@ def simulate(trace, as_json):
     try:
         with open(trace, encoding="utf-8") as fh:
             data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, yaml.YAMLError) as exc:
+    except OSError as exc:
         raise Failure(f"cannot read trace {trace}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise Failure(f"cannot read trace {trace}: {_yaml_problem(exc)}") from None
     if not isinstance(data, dict):
         raise Failure(f"trace {trace}: expected a mapping with cell and submissions")
     try:
@@ -186,6 +188,20 @@ def simulate(trace, as_json):
                                "end_time": stats.end_time}))
     else:
         click.echo(report.text(stats), nl=False)
+
+
+def _yaml_problem(exc):
+    """A YAML parser's error in one line: what it was reading, what it found wrong, and
+    where (line and column, counted from 1), instead of its text over several lines."""
+    problem = getattr(exc, "problem", None)
+    if not problem:
+        return " ".join(str(exc).split())
+    context = getattr(exc, "context", None)
+    text = f"{context}: {problem}" if context else problem
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        text += f" (line {mark.line + 1}, column {mark.column + 1})"
+    return " ".join(text.split())
 
 
 # ---------------------------------------------------------------- host states
@@ -207,7 +223,7 @@ def _host_command(op, summary):
         except UsageError as exc:
             raise click.UsageError(str(exc)) from None
         except GridError as exc:
-            raise Failure(str(exc)) from None
+            raise Failure(str(exc).removeprefix("error: ")) from None     # (Failure says "error: ")
         sys.exit(code)
     return command
 

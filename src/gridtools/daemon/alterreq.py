@@ -394,7 +394,8 @@ def _store(state, job, changes, ops, deps):
 
 def _condor_requests(state, spec, was):
     """An HTCondor job's ads after qalter changed its hard resource list or its PE (``was``:
-    the description before): RequestGPUs and the ``Request<name>`` of its machine
+    the description before): RequestMemory (its memory request in MiB: ``_memory_request``),
+    RequestGPUs and the ``Request<name>`` of its machine
     resources say what the new list asks for (0 for one it no longer names), and
     RequestCpus (MaxHosts of a parallel universe job) the new PE's slots, as
     ``condor_qedit`` of them changes the job's requests. An attribute whose request the
@@ -437,11 +438,23 @@ def _condor_amounts(state, spec, was):
     for attr, complex_name in complexes.items():
         if hard.get(complex_name) != old_hard.get(complex_name) and (attr in first or complex_name in hard):
             amounts[attr] = hard.get(complex_name, 0)
+    memory, old_memory = _memory_request(hard), _memory_request(old_hard)
+    if memory != old_memory:            # (RequestMemory is what condor_submit made mem_free of)
+        amounts["RequestMemory"] = memory
     pe = spec.get("pe")
     if pe and list(pe) != list(was.get("pe") or ()) and pe[0] in (condor_spec.SMP_PE, condor_spec.PARALLEL_PE):
         for attr in (("MaxHosts", "MinHosts") if pe[0] == condor_spec.PARALLEL_PE else ("RequestCpus",)):
             amounts[attr] = pe[1]
     return amounts
+
+
+def _memory_request(hard):
+    """The MiB of the memory request of an HTCondor job's hard resource list: the first
+    of ``jobads.MEMORY_REQUESTS`` it names (mem_free, which condor_submit makes of
+    request_memory, or h_vmem ... qalter gave it), 0 for none."""
+    from gridtools import jobads
+    name = next((n for n in jobads.MEMORY_REQUESTS if n in hard), None)
+    return jobads._megabytes(hard[name]) if name else 0
 
 
 def alter(state, dispatcher, req, now):

@@ -208,6 +208,7 @@ def delete_task(state, dispatcher, job, number, now, force, by=""):
     known = job.tasks.get(number)
     if st in (TaskState.PENDING, TaskState.ERROR, TaskState.RUNNING) and not (known and known.deleting):
         jobmail.killed(state, job, number, by or job.spec["owner"])
+        condorjob.note_removal(job, number, by)        # (its RemoveReason, whoever removes it)
     if st in (TaskState.PENDING, TaskState.ERROR):
         tr.delete_pending(job, number, now)
         _changed(state, job)
@@ -228,6 +229,7 @@ def delete_waiting(state, jobs, now, by=""):
     from gridtools.daemon import history
     for job in jobs:
         jobmail.killed(state, job, 1, by or job.spec["owner"])
+        condorjob.note_removal(job, 1, by)
         tr.delete_pending(job, 1, now)
         condorjob.task_info(job, 1)["removed"] = True
         state.touch(job)
@@ -249,12 +251,15 @@ def delete_untouched(state, job, now):
 
 # ---------------------------------------------------------------- holds, errors
 
-def hold(state, job, number, letters, on):
-    """Set (``on``) or release hold letters of one pending task, or of the job (None)."""
+def hold(state, job, number, letters, on, by=""):
+    """Set (``on``) or release hold letters of one pending task, or of the job (None);
+    ``by``: the user who asked (qhold, qrls), for the reason the user log gives."""
     held_before = condorjob.held_numbers(job, number)
+    before = condorjob.letters_before(job, number)
     changed = tr.set_hold(job, number, letters, on)
+    condorjob.grid_hold_changed(job, number, before)
     _changed(state, job)
-    condorjob.hold_changed(state, job, number, held_before)
+    condorjob.hold_changed(state, job, number, held_before, by)
     return changed
 
 
@@ -262,7 +267,9 @@ def hold_jobs(state, jobs, letters, on):
     """qhold or qrls of whole jobs that are not HTCondor's (their user log has no event
     to say), the whole set in one go."""
     for job in jobs:
+        before = condorjob.letters_before(job, None)
         tr.set_hold(job, None, letters, on)
+        condorjob.grid_hold_changed(job, None, before)
         state.touch(job)
     if jobs:
         state.need_schedule = True
@@ -324,8 +331,11 @@ def condor_release(state, job, number, reason, now, letters="u"):
     by them. Its ad says why (ReleaseReason) and keeps the hold it ended
     (``condorjob.releasing``)."""
     st = job.state_of(number)
+    holds = set(job.holds_of(number))
+    # a hold the requester may not lift (an operator's, the system's) keeps the task held:
+    # nothing is released (HTCondor's release is of the whole hold or none of it)
     if st is not TaskState.ERROR and (st not in (TaskState.PENDING, TaskState.RUNNING)
-                                      or not set(job.holds_of(number)) & set(letters)):
+                                      or not holds & set(letters) or not holds <= set(letters)):
         return False
     condorjob.releasing(job, number, reason)
     if st is TaskState.ERROR:
@@ -346,9 +356,10 @@ def condor_remove_kept(state, job, number, now):
     if info.get("removed") or info.get("gone"):
         return False
     info["removed"] = True
+    info["remove_reason"] = job.condor.get("remove_reason") or "via condor_rm"
     _changed(state, job)
     condorjob.write_events(state, job, [(number, condorjob.EventType.JOB_ABORTED,
-                                         {"Reason": job.condor.get("remove_reason") or "via condor_rm"}, now)])
+                                         {"Reason": info["remove_reason"]}, now)])
     return True
 
 

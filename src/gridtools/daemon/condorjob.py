@@ -587,14 +587,39 @@ def _drop_spool(job, number):
         jobstore.drop_spooled_sandbox(jobstore.task_dir(job.id, number))
 
 
+#: the RemoveReason of a task removed by qdel (``note_removal``)
+QDEL_REASON = "via qdel (by user {user})"
+
+
+def note_removal(job, number, by=""):
+    """A removal of task ``number`` was asked for: its RemoveReason (and its 009 event's)
+    is noted for it alone, unless it has one already (a periodic remove's, another
+    job's removal): qdel's words and user (``by``: user@host of a qdel, which the
+    cluster keeps as the reason of its latest removal, for its tasks without a record
+    that go with it), else the reason condor_rm gave the cluster."""
+    if by:
+        job.condor["remove_reason"] = QDEL_REASON.format(user=by.partition("@")[0])
+    reason = job.condor.get("remove_reason")
+    if reason:
+        mine = task_info(job, number)
+        if not mine.get("remove_reason"):
+            mine["remove_reason"] = reason
+            job.changed()
+
+
 def removed_events(state, job, numbers, now):
-    """Tasks that were removed (condor_rm, qdel, a periodic remove): event 009 each."""
+    """Tasks that were removed (condor_rm, qdel, a periodic remove): event 009 each, with
+    the reason noted for each (``note_removal``), which stays its RemoveReason."""
+    default = job.condor.get("remove_reason") or ("via condor_rm" if is_condor(job) else "via qdel")
+    for number in numbers:
+        mine = task_info(job, number)
+        if not mine.get("remove_reason"):
+            mine["remove_reason"] = default
     if is_condor(job) and numbers:
-        reason = job.condor.get("remove_reason") or "via condor_rm"
         items = []
         for number in numbers:
             mine = (job.condor.get("tasks") or {}).get(str(number)) or {}
-            items.append((number, EventType.JOB_ABORTED, {"Reason": mine.get("remove_reason") or reason}, now))
+            items.append((number, EventType.JOB_ABORTED, {"Reason": mine.get("remove_reason") or default}, now))
         write_events(state, job, items)
     leaving = []
     for number in numbers:
@@ -906,9 +931,71 @@ def held_numbers(job, number):
     return {n for n in numbers if job.holds_of(n)}
 
 
-def hold_changed(state, job, number, before):
+def letters_before(job, number):
+    """The hold letters of a Grid Engine job (not HTCondor's) before a change of them
+    (of task ``number``, None: of the job), as ``grid_hold_changed`` wants them: (the
+    job's, the task's own); None for an HTCondor job (``hold_changed`` counts its holds)."""
+    if is_condor(job):
+        return None
+    task = job.tasks.get(number) if number is not None else None
+    return job.hold, (task.hold if task is not None else "")
+
+
+def grid_hold_changed(job, number, before):
+    """Count the holds a change of a Grid Engine job's hold letters made (qhold, qalter
+    -h; ``before``: ``letters_before``), as HTCondor's schedd counts every hold of a
+    proc in its NumHolds and NumHoldsByReason (UserRequest, the HoldReasonCode its ad
+    shows). A task is held when it waits and the first letter applies to it. A hold of
+    the whole job is counted once for the job (``jobads.GRID_HOLDS``: an array's tasks
+    need no record each), and a task it did not hold (running, ended, in error or held
+    already) notes that it does not count (``jobads.GRID_UNCOUNTED``); a hold of one
+    task counts in its own bookkeeping. A job submitted on hold (qsub -h) was held once
+    (``jobads.grid_hold_counts``)."""
+    if before is None:
+        return
+    from gridtools.model.job import TaskState
+    _drop_ended_holds(job)
+    job_letters, own_letters = before
+    if number is None:
+        if job_letters or not job.hold:
+            return
+        job.condor[jobads.GRID_HOLDS] = int(job.condor.get(jobads.GRID_HOLDS, 0)) + 1
+        for n, task in job.tasks.items():
+            if task.state is not TaskState.PENDING or task.hold:
+                mine = task_info(job, n)
+                mine[jobads.GRID_UNCOUNTED] = int(mine.get(jobads.GRID_UNCOUNTED, 0)) + 1
+        job.changed()
+        return
+    if job_letters or own_letters or job.state_of(number) is not TaskState.PENDING or not job.holds_of(number):
+        return
+    count_hold(job, number, HOLD_CODE_USER)
+
+
+def _drop_ended_holds(job):
+    """The holds noted for a Grid Engine job's tasks (condor_hold's, a policy's) that the
+    hold letter they set (u) no longer makes (qrls ended them): condor_q shows a
+    later hold (qhold) by its own words, never by an ended one's (a task in the
+    error state keeps the hold of its failed start)."""
+    from gridtools.model.job import TaskState
+    tasks = job.condor.get("tasks") or {}
+    for key, mine in tasks.items():
+        if mine.get("hold") and "u" not in job.holds_of(int(key)) \
+                and job.state_of(int(key)) is not TaskState.ERROR:
+            del mine["hold"]
+            job.changed()
+    if job.condor.get("hold") and "u" not in job.hold:
+        job.condor.pop("hold", None)
+        job.changed()
+
+
+#: the reason of a release by qrls (``hold_changed``), as condor_release's names its tool
+QRLS_REASON = "via qrls (by user {user})"
+
+
+def hold_changed(state, job, number, before, by=""):
     """After qhold/qrls (or any hold change) of ``number`` (None: the job): events
-    012/013 for the tasks whose held state changed."""
+    012/013 for the tasks whose held state changed (``by``: who asked, whose qrls
+    the release event and ReleaseReason name)."""
     if not is_condor(job):
         return
     after = held_numbers(job, number)
@@ -922,12 +1009,13 @@ def hold_changed(state, job, number, before):
     if after - before:
         held_events(state, job, sorted(after - before), now)
     if before - after:
+        reason = QRLS_REASON.format(user=by) if by else "via qrls"
         for n in before - after:
-            releasing(job, n, "via condor_release")
+            releasing(job, n, reason)
             (job.condor.get("tasks") or {}).get(str(n), {}).pop("hold", None)
         if not after:
             job.condor.pop("hold", None)
-        released_events(state, job, sorted(before - after), "via condor_release", now)
+        released_events(state, job, sorted(before - after), reason, now)
 
 
 # ---------------------------------------------------------------- running
@@ -1116,7 +1204,9 @@ def edit_ads(state, job, numbers, attrs):
     """condor_qedit: set attributes in the ads of tasks ``numbers`` (spec["condor_ad"] is
     rewritten), then bring what the scheduler reads of the description (slots, requests,
     JobPrio) in line with proc 0. A job submitted with qsub keeps the edits beside its
-    description (``job.condor["edits"]``, for the whole job); its JobPrio counts."""
+    description (``job.condor["edits"]``, for the whole job); its JobPrio counts, and
+    its RequestCpus and RequestMemory are changes of its Grid Engine requests (its PE's
+    slots, its memory request: ``grid_requests``), which its ad is made from."""
     from gridtools.spool import jobs as jobstore
     spec = dict(job.spec)
     if spec.get("condor_ad"):
@@ -1129,7 +1219,13 @@ def edit_ads(state, job, numbers, attrs):
             spec["condor_ad"] = edited_texts(spec, positions, name, text)
         _refresh(spec, before, _derived(spec, counted), counted)
     else:                   # a qsub job: its ad is made from its description, the edits lie over it
-        job.condor.setdefault("edits", {}).update(attrs)
+        attrs = grid_requests(spec, attrs)
+        edits = job.condor.setdefault("edits", {})
+        for name in [n for n in edits if n.lower() in _GRID_REQUEST_ATTRS and n not in attrs]:
+            del edits[name]             # (its description says it now)
+        edits.update(attrs)
+        if not edits:
+            del job.condor["edits"]
         prio = ads.job_ad(spec, None, 1, condor=job.condor).eval("JobPrio")
         spec["job_prio"] = int(prio) if type(prio) in (int, float) else 0
     jobstore.write_spec(spec)
@@ -1137,6 +1233,55 @@ def edit_ads(state, job, numbers, attrs):
     state.touch(job)
     state.need_schedule = True
     state.log(f"I|job {job.id}: attributes {', '.join(sorted(attrs))} set")
+
+
+#: the request attributes of a qsub job's ad that condor_qedit changes in its description
+_GRID_REQUEST_ATTRS = ("requestcpus", "requestmemory")
+
+
+def grid_requests(spec, attrs):
+    """condor_qedit of a job submitted with qsub (``spec``, changed here): a RequestCpus
+    of N is its PE's slots (N of its PE, ``smp`` for a job without one; a job of one CPU
+    in ``smp`` leaves it), a RequestMemory of M MiB its memory request (the first of
+    ``jobads.MEMORY_REQUESTS`` it names, else mem_free) of M/slots per slot, as the ad
+    of such a job counts RequestMemory; a change of its slots alone keeps its
+    RequestMemory. The attributes of ``attrs`` left to lie over its ad: those, and a
+    request whose value is no number (an expression), as they were."""
+    import math
+    from gridtools.formats.condor.spec import MEMORY_REQUEST, SMP_PE
+    wanted = {}
+    for name, text in attrs.items():
+        if name.lower() not in _GRID_REQUEST_ATTRS:
+            continue
+        try:
+            value = ads.job_ad(spec, None, 1, condor={"edits": {name: text}}).eval(name)
+        except Exception:  # noqa: BLE001 - a text that is no ClassAd expression stays an edit
+            continue
+        if type(value) in (int, float) and value - value == 0 and value >= 0:
+            wanted[name.lower()] = int(math.ceil(value))
+    if not wanted:
+        return attrs
+    old_slots, old_memory, _hosts = jobads._sge_requests(spec)
+    if "requestcpus" in wanted:
+        cpus = max(1, wanted["requestcpus"])
+        pe = spec.get("pe")
+        if pe:
+            spec["pe"] = None if cpus == 1 and pe[0] == SMP_PE else [pe[0], cpus, cpus]
+        elif cpus > 1:
+            spec["pe"] = [SMP_PE, cpus, cpus]
+    memory = wanted.get("requestmemory", old_memory)
+    slots = jobads._sge_requests(spec)[0]
+    if "requestmemory" in wanted or (memory and slots != old_slots):
+        resources = dict(spec.get("resources") or {"hard": {}, "soft": {}})
+        hard = dict(resources.get("hard") or {})
+        name = next((n for n in jobads.MEMORY_REQUESTS if n in hard), MEMORY_REQUEST)
+        if memory > 0:
+            hard[name] = f"{-(-memory // slots)}M"
+        else:
+            hard.pop(name, None)
+        resources["hard"] = hard
+        spec["resources"] = resources
+    return {name: text for name, text in attrs.items() if name.lower() not in wanted}
 
 
 #: what a job description takes from the ad of its first proc (see ``_refresh``)

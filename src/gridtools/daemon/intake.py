@@ -345,6 +345,42 @@ def _accounting(state, spec, uid):
     return None
 
 
+def accounting_group(text):
+    """The accounting group an HTCondor job's ad (``text``) names: its AcctGroup (what
+    condor_submit made of accounting_group), else the group part of an AccountingGroup
+    of the form ``group.user``; None when it names none."""
+    from gridtools import jobads
+    ad = jobads.parsed_ad(text) if text else None
+    if ad is None:
+        return None
+    group = ad.eval("AcctGroup")
+    if isinstance(group, str) and group:
+        return group
+    whole = ad.eval("AccountingGroup")
+    if isinstance(whole, str) and "." in whole:
+        return whole.rpartition(".")[0] or None
+    return None
+
+
+def _group_project(state, spec):
+    """An HTCondor job whose accounting group (proc 0's, as the cell's transforms left
+    it: ``accounting_group``) is the name of a project of the cell that its owner may
+    submit to gets that project as a ``qsub -P`` job has it (qacct, qstat -ext, the
+    share tree), as a ``-P`` project is a Grid Engine job's accounting group. A group
+    that names no such project leaves the job without one (or with its owner's default
+    project). The project is taken at submission: a later change of the group or of the
+    projects does not change it."""
+    from gridtools.daemon import admitjob
+    from gridtools.formats.sge import admission
+    texts = spec["condor_ad"]
+    group = accounting_group(texts[0] if isinstance(texts, list) else texts)
+    if not group or spec.get("project") or state.config.objects["project"].get(group) is None:
+        return
+    mapped = dict(spec, project=group)
+    if admission._project_problem(mapped, admitjob.view(state), spec["owner"], spec.get("group", "")) is None:
+        spec["project"] = group
+
+
 def _held_once(spec, counted):
     """Set an HTCondor job's ``per_job_requests`` from its parallel environment and hard
     requests (``formats.condor.spec.per_job_requests``: its gpu request and machine
@@ -429,6 +465,8 @@ def submit(state, dispatcher, req, now):
     spec["predecessors"] = resolve_predecessors(state, spec.get("hold_jid") or [], spec["owner"], spec["id"])
     spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],
                                                    spec["owner"], spec["id"])
+    if spec.get("condor_ad"):
+        _group_project(state, spec)
     why = (_not_allowed(state, spec) or admitjob.refusal(state, spec) or _submit_refusal(state, spec)
            or _over_job_limits(state, spec)
            or held_on_refusal(state, spec["owner"], len(spec["predecessors"]) + len(spec["ad_predecessors"])))

@@ -99,7 +99,8 @@ def delete(state, dispatcher, req, now):
         job = state.jobs.get(job_id)
         if job_id in batch.ids:
             batch.apply()
-        if job is None or job.is_finished():
+        kept = _kept(job, target) if job is not None and job.is_finished() else []
+        if job is None or (job.is_finished() and not kept):
             done.append((job_id, DELETED) if job_id in before and not target.get("tasks")
                         else outcome(target, missing=True))
         elif not auth.may_modify_job(state, requester, job):
@@ -107,6 +108,8 @@ def delete(state, dispatcher, req, now):
             if not chosen:
                 state.log(f"W|{requester} may not delete job {job.id}")
             done.append(outcome(target, denied=True))
+        elif kept:
+            done.append(_delete_kept(state, job, target, kept, now, requester))
         elif _waits_whole(job, target):
             batch.add(job)
             done.append((job_id, DELETED))
@@ -115,6 +118,25 @@ def delete(state, dispatcher, req, now):
     batch.apply()
     _log_refused(state, requester, req, refused, "delete")
     return 0, outcomes_text(done), ""
+
+
+def _kept(job, target):
+    """The tasks of a finished HTCondor job that its target names and that stay in the
+    queue (leave_in_queue: condor_q shows them completed, qstat -s z lists them)."""
+    kept = job.condor.get("kept") if condorjob.is_condor(job) else None
+    if not kept:
+        return []
+    return [n for n in select_tasks(job, target.get("tasks")) if n in kept]
+
+
+def _delete_kept(state, job, target, numbers, now, requester):
+    """qdel of tasks kept in the queue after they completed: each is removed as
+    condor_rm removes it (it shows as removed, X, with qdel's RemoveReason, and leaves
+    the queue as the cell lets removed tasks leave it)."""
+    job.condor["remove_reason"] = condorjob.QDEL_REASON.format(user=requester)
+    for number in numbers:
+        apply.condor_remove_kept(state, job, number, now)
+    return outcome(target, array=job.is_array, deleted=numbers, registered=[])
 
 
 #: the qmaster_params flag that lets every user force the deletion of the jobs they may delete
@@ -246,9 +268,9 @@ def hold(state, dispatcher, req, now):
         elif target.get("tasks"):
             for number in select_tasks(job, target["tasks"]):
                 if job.state_of(number) is not TaskState.FINISHED:     # (a running task's hold
-                    apply.hold(state, job, number, letters, on)         # keeps it from starting again)
+                    apply.hold(state, job, number, letters, on, requester)   # keeps it from starting again)
         else:
-            apply.hold(state, job, None, letters, on)
+            apply.hold(state, job, None, letters, on, requester)
     batch.apply()
     _log_refused(state, requester, req, refused, "change the hold of")
     return 0, outcomes_text(done), ""

@@ -266,6 +266,26 @@ def _internal_refs(ad, tree):
     return found
 
 
+#: the amounts of the static slots a job holds on one host that it has together
+_HELD_TOGETHER = ("Cpus", "Memory", "Disk", "GPUs")
+
+
+def _held_together(machine, others):
+    """The slot a job holding several static slots of one host (``machine``: the first
+    one's ad, ``others``: the others') runs in, as the ad of one slot: their Cpus,
+    Memory, Disk and GPUs added up (a job given N Grid Engine slots is provisioned N
+    CPUs, as a dynamic slot cut to its request is). ``machine`` when it holds one."""
+    others = [ad for ad in others if ad is not None]
+    if not others:
+        return machine
+    whole = machine.copy()
+    for name in _HELD_TOGETHER:
+        amounts = [ad.eval(name) for ad in [machine] + others]
+        if all(type(a) in (int, float) for a in amounts):
+            whole[name] = sum(amounts)
+    return whole
+
+
 def add_files(plan, job, number, condor, slot, first=True, node=None):
     """Give the plan of task ``number`` of HTCondor job ``job`` (which holds ``slot``,
     its first slot, or None) its ad files (``plan["ad_files"]``: [name, the variable
@@ -276,11 +296,15 @@ def add_files(plan, job, number, condor, slot, first=True, node=None):
     takes from the slot (``provisioned``, kept till its next run); for another
     ``node`` of a parallel universe job, the properties its node execute event (014)
     will name (node 0's are the first slot's)."""
+    from gridtools import jobads
     from gridtools.daemon import condorjob
     ad = condorjob.proc_ad(job, number)
     files = {JOB_AD: str(ad)}
     ctx = condor.ctx if condor is not None else None
     machine = ctx.slot_ad(slot) if ctx is not None and slot else None
+    if machine is not None and first and node is None and job.spec.get("universe") != jobads.PARALLEL_UNIVERSE:
+        machine = _held_together(machine, [ctx.slot_ad(name) for name in condor.machines.tasks.get(
+            (job.id, number), ()) if name != slot and name.endswith("@" + slot.rpartition("@")[2])])
     if machine is not None:
         files[MACHINE_AD] = long_form(machine)
     if machine is not None and (first or node is not None):

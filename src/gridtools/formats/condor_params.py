@@ -56,8 +56,23 @@ DEFAULTS = {
     "KILLING_TIMEOUT": "30",
     "POLLING_INTERVAL": "5",
     "UPDATE_INTERVAL": "300",
-    # the schedule of job policies (daemon.condorpolicy)
+    # the schedule of job policies, and the most holds a periodic release still undoes
+    # (daemon.condorpolicy; -1: no limit)
     "PERIODIC_EXPR_INTERVAL": "60",
+    "SYSTEM_MAX_RELEASES": "-1",
+    # how the history and the epoch history rotate (daemon.history)
+    "MAX_HISTORY_LOG": "20971520",
+    "MAX_HISTORY_ROTATIONS": "2",
+    "ENABLE_HISTORY_ROTATION": "true",
+    "ROTATE_HISTORY_DAILY": "false",
+    "ROTATE_HISTORY_MONTHLY": "false",
+    "MAX_EPOCH_HISTORY_LOG": "20971520",
+    "MAX_EPOCH_HISTORY_ROTATIONS": "2",
+    # the startd cron jobs (daemon.startdcron)
+    "STARTD_CRON_MAX_JOB_LOAD": "0.1",
+    "STARTD_CRON_LOG_NON_ZERO_EXIT": "false",
+    # the ScheddInterval of a deferred job's ad (formats.condor.deferral)
+    "SCHEDD_INTERVAL": "300",
     # job mail (daemon.jobmail)
     "MAIL": "/usr/bin/mail",
     # when a starter reports a running job's usage (daemon.condorjob.note_size)

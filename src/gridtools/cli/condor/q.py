@@ -597,7 +597,7 @@ def _from_listing(opts):
     per_proc = opts.view == "nobatch" and not (opts.dag or opts.cputime or opts.current_run)
     batch = opts.view == "batch" and not opts.unreduced
     return ((batch or opts.view == "totals" or per_proc) and not (opts.limit or opts.unmatchable or opts.aaf)
-            and not (sel.constraints or sel.clusters or sel.ids or opts.factory))
+            and not (sel.constraints or sel.clusters or sel.ids or opts.factory or opts.states))
 
 
 def select(opts, everyone, user, source):
@@ -606,15 +606,17 @@ def select(opts, everyone, user, source):
         chosen = [p for p in everyone if sel.by_name(p)] if sel.named else list(everyone)
     else:
         chosen = [p for p in everyone if p.owner == user]
-    if opts.view == "run":
+    # -run, -hold and -idle select by state whatever the output (-af, -format, -l, -json ...
+    # after them change the view, not the selection), as condor_q ANDs their constraint
+    if "run" in opts.states:
         chosen = [p for p in chosen if p.status in (Q.RUNNING, Q.TRANSFERRING, Q.SUSPENDED)]
-    elif opts.view == "hold":
+    elif "hold" in opts.states:
         chosen = [p for p in chosen if p.status == Q.HELD]
         if opts.hold_codes:
             chosen = [p for p in chosen if _held_for(p, opts.hold_codes)]
-    elif opts.view == "idle":
+    elif "idle" in opts.states:
         chosen = [p for p in chosen if p.status == Q.IDLE]
-    elif opts.view == "io":
+    if opts.view == "io":
         chosen = [p for p in chosen if qviews.moving_files(source.ad(p))]
     elif opts.view == "grid":
         chosen = [p for p in chosen if p.universe == GRID_UNIVERSE]

@@ -61,7 +61,7 @@ def groups(listing):
         state, book = run[L.STATE], run[L.JOB][L.J_BOOK] or {}
         by_status = {}
         for number in _numbers(run[L.TASKS]):
-            status = Q._status(state, book, number)
+            status = Q._status(state, book, number, run[L.HOLD])
             if status is not None:
                 by_status.setdefault(status, []).append(number - 1)
         found.extend(Group(run, procs, status) for status, procs in by_status.items())
@@ -291,12 +291,12 @@ def _run_procs(run, now):
     of each proc of a listing run that condor_q shows, by proc number."""
     job = run[L.JOB]
     state, book, owner = run[L.STATE], job[L.J_BOOK] or _NOTHING, job[L.J_OWNER]
-    start = float(run[L.TIME]) if state in Q._RUNNING_STATES else 0.0
+    start = float(run[L.TIME]) if Q.holds_slot(state) else 0.0
     date, cmd = qviews.format_date(run[L.SUBMITTED]), qviews.base_name(job[L.J_CMD] or job[L.J_NAME])
     walls, prios, letters = book.get("tasks") or _NOTHING, book.get("procs") or _NOTHING, Q.STATUS_LETTER
     image = job[L.J_IMAGE] if len(job) > L.J_IMAGE else 0
     for number in _numbers(run[L.TASKS]):
-        status = Q._status(state, book, number)
+        status = Q._status(state, book, number, run[L.HOLD])
         if status is None:
             continue
         mine = walls.get(str(number)) or _NOTHING
@@ -320,7 +320,7 @@ def _ready_rows(run):
     """The rows of the per-proc table of a run of jobs that are no arrays and whose rows
     do not change with the time (none is running), without their arguments, with a
     PRI column ``READY_PRIO_WIDTH`` wide; else None."""
-    if run[L.TASKS] is not None or run[L.STATE] in Q._RUNNING_STATES:
+    if run[L.TASKS] is not None or Q.holds_slot(run[L.STATE]):
         return None
     procs = list(_run_procs(run, 0.0))
     if len(procs) != 1 or len(procs[0][1][4]) > READY_PRIO_WIDTH:

@@ -29,10 +29,19 @@ from gridtools.errors import InputError
 IDLE, RUNNING, REMOVED, COMPLETED, HELD, TRANSFERRING, SUSPENDED = 1, 2, 3, 4, 5, 6, 7
 STATUS_LETTER = {IDLE: "I", RUNNING: "R", REMOVED: "X", COMPLETED: "C", HELD: "H",
                  TRANSFERRING: ">", SUSPENDED: "S"}
-#: Grid Engine state letters of a row -> JobStatus
-_RUNNING_STATES = {"r": RUNNING, "Rr": RUNNING, "t": RUNNING, "dr": REMOVED, "dhr": REMOVED, "dt": REMOVED,
-                   "s": SUSPENDED, "S": SUSPENDED, "T": SUSPENDED,
-                   "hr": HELD, "hRr": HELD, "hs": HELD, "Sh": HELD, "Th": HELD}
+#: qstat state letters of a task that holds a slot (``spool.rows.running_state``: d, S, T,
+#: h, then s, r or Rr; t while it is being started): none of a waiting task's q, E or z
+_WAITING_LETTERS = frozenset("qEz")
+#: the letters of a suspension (by qmod -sj, by its queue, by a threshold)
+_SUSPENDED_LETTERS = frozenset("sST")
+
+
+def holds_slot(state):
+    """True for the qstat state of a task that runs on a slot (suspended, being deleted
+    or held from the Grid Engine side included)."""
+    return bool(state) and _WAITING_LETTERS.isdisjoint(state)
+
+
 #: why a proc held by Grid Engine hold letters is held: (letter, reason, code)
 _GE_HOLDS = (("u", "held by the job's owner", 1), ("o", "held by an operator", 1),
              ("s", "held by the system", 1))
@@ -82,7 +91,7 @@ class Proc:
     def _fill(self):
         row, info, cinfo, number, snap = self._source
         self.wall = float(((cinfo.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS).get("wall") or 0.0)
-        running = row["state"] in _RUNNING_STATES
+        running = holds_slot(row["state"])
         own = cinfo.get("procs")
         own = own.get(str(number)) if own else None
         args = _private_args(snap, row["id"], number) if snap is not None else None
@@ -134,30 +143,66 @@ def row_numbers(row):
     return [n for first, last, step in tasks for n in range(first, last + 1, step)]
 
 
-def _status(state, info, number):
-    if state in _RUNNING_STATES:
-        return _RUNNING_STATES[state]
+def _status(state, info, number, hold=None, mine=None):
+    """The JobStatus of task ``number`` of a qstat row in state ``state`` (None: not
+    shown, it left the queue), from what the letters say of the task: a task on a
+    slot is removed (X) while being deleted, else suspended (S) while suspended for
+    any reason, else running (R), also when held from the Grid Engine side, as qhold
+    of a running task keeps it running (the hold keeps it from being started again)
+    unless a hold is vacating it (``_vacating``). A waiting task is held (H) in the
+    error state or when hold letters (``hold``, the row's u/o/s; None when unknown:
+    its h) hold it; one that waits only for its predecessors (-hold_jid, -hold_jid_ad)
+    is idle, as HTCondor shows a node job waiting for its DAG parents. ``info``: the
+    cluster's HTCondor facts; ``mine``: the task's own bookkeeping (else read from
+    ``info``)."""
     if state == "z":
         kept = set(info.get("kept") or ())
-        mine = (info.get("tasks") or {}).get(str(number)) or {}
+        if mine is None:
+            mine = (info.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS
         if number not in kept or mine.get("gone"):
             return None
         return REMOVED if mine.get("removed") else COMPLETED
-    if state.startswith("h") or state.startswith("E"):
+    if holds_slot(state):
+        if "d" in state:
+            return REMOVED
+        if not _SUSPENDED_LETTERS.isdisjoint(state):
+            return SUSPENDED
+        if "h" in state and _vacating(info, number, mine):
+            return HELD
+        return RUNNING
+    if "d" in state:
+        return REMOVED
+    if state.startswith("E"):
+        return HELD
+    if "h" in state and (hold is None or hold):
         return HELD
     return IDLE
 
 
+def _vacating(info, number, mine=None):
+    """True when a running task held by the hold letters is being stopped by a hold:
+    condor_hold, or one of its policies, noted the hold in its bookkeeping (a task held
+    only by qhold runs on, without one)."""
+    if mine is None:
+        mine = (info.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS
+    return bool(mine.get("hold"))
+
+
 def _hold_of(row, info, number):
-    mine = (info.get("tasks") or {}).get(str(number)) or {}
-    if mine.get("hold"):
-        return list(mine["hold"])
-    if info.get("hold"):
-        return list(info["hold"])
-    if row["state"].startswith("E"):
+    """[reason, code, subcode(, since)] of a held proc: the hold the daemon noted for the
+    task or its cluster (condor_hold, a policy, a submission on hold, a failed start),
+    while the hold letter such a hold sets (u) still holds it, else the hold its
+    Grid Engine hold letters make."""
+    letters = row.get("hold")
+    mine = (info.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS
+    failed = row["state"].startswith("E")
+    noted = mine.get("hold") or info.get("hold")
+    if noted and (failed or letters is None or "u" in letters):
+        return list(noted)
+    if failed:
         return ["the job failed to start", 6, 0]        # FailedToCreateProcess
     for letter, reason, code in _GE_HOLDS:
-        if letter in (row.get("hold") or "u"):
+        if letter in (letters or "u"):
             return [reason, code, 0]
     return ["held", 1, 0]
 
@@ -179,7 +224,7 @@ def procs(snap, clusters=None):
         cinfo = info.get("condor") or _NO_FACTS
         state = row["state"]
         for number in row_numbers(row):
-            status = _status(state, cinfo, number)
+            status = _status(state, cinfo, number, row.get("hold"))
             if status is not None:
                 found.append(Proc.published(row, info, cinfo, number, status, snap))
     found.sort(key=_order)
@@ -326,7 +371,15 @@ class AdSource:
             return public_ad(self.snap, proc)
         ad = jobads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold, job.deleted, job.condor)
         if ad.eval("JobStatus") != proc.status:
+            held = ad.eval("JobStatus") == HELD
             ad["JobStatus"] = proc.status        # the published status rules (module docstring)
+            if held:                             # (a hold that has ended since)
+                for name in ("HoldReason", "HoldReasonCode", "HoldReasonSubCode"):
+                    if name in ad:
+                        del ad[name]
+        if proc.status == HELD and proc.hold and not isinstance(ad.eval("HoldReason"), str):
+            ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = \
+                proc.hold[0], int(proc.hold[1]), int(proc.hold[2])   # (a hold vacating a running task)
         if "@" in proc.host:
             ad["RemoteHost"] = proc.host         # the slot the daemon published
         if proc.hosts:

@@ -106,7 +106,8 @@ def _item(text):
 
 
 def live_in_spool(jid, snap=None):
-    """True when the job exists in the spool and has a task that did not finish.
+    """True when the job exists in the spool and has a task that did not finish, or
+    that finished and stays in the queue (an HTCondor job's, by leave_in_queue).
 
     The spool is the record; the status snapshot may be a moment behind it. Another
     user's job, whose description is private, is live while the status ``snap`` shows a
@@ -130,7 +131,8 @@ def live_in_spool(jid, snap=None):
     total = len(range(rng[0], rng[1] + 1, rng[2])) if rng else 1
     tasks = state.get("tasks") or {}
     done = sum(1 for t in tasks.values() if t.get("state") == "finished")
-    return done < total
+    # (an HTCondor job's completed tasks that leave_in_queue keeps are in the queue still)
+    return done < total or bool((state.get("condor") or {}).get("kept"))
 
 
 def _submit_pending(jid):

@@ -65,10 +65,12 @@ def _delete(items, users, force):
     returns."""
     import sys
     user = jobsel.me()
-    allowed, denied, missing, code = _screen(user, items)
+    allowed, denied, missing, lines, code = _screen(user, items)
     sent = [t for t in allowed if (t["id"], str(t["tasks"])) not in denied]
+    # a forced deletion is always asked of the daemon, which checks first whether the
+    # caller may force one at all (as Grid Engine's qmaster does, before it looks at any
+    # job): a refusal is then the one answer, whatever the jobs named
     answers = iter(_ask(sent, users, force))
-    lines = []
     for target in allowed:
         if (target["id"], str(target["tasks"])) in denied:
             said, failed = describe(user, {"id": target["id"], "denied": True}, target, force)
@@ -90,8 +92,9 @@ def _delete(items, users, force):
 
 def _screen(user, items):
     """(targets to print in order, keys of those denied here, names that match no job,
-    exit code so far) of the job words: each named once, narrowed to its tasks."""
-    import sys
+    lines about task ranges that name no task, exit code so far) of the job words: each
+    named once, narrowed to its tasks."""
+    problems = []
     targets, missing, code = [], [], 0
     if items:
         snap = jobsel.job_status(items, None)
@@ -108,15 +111,15 @@ def _screen(user, items):
         else:
             target, problem = jobsel.narrow(snap, target)
             if problem:
-                sys.stdout.write(problem + "\n")          # (Grid Engine prints its answers there)
+                problems.append(problem)        # (printed on standard output, as Grid Engine's answers)
                 code = 1
                 continue
         allowed.append(target)
-    return allowed, denied, missing, code
+    return allowed, denied, missing, problems, code
 
 
 def _ask(targets, users, force):
-    if not targets and users is None:
+    if not targets and users is None and not force:
         return []
     payload = {"targets": targets, "force": force}
     if users is not None:

@@ -4,7 +4,8 @@
 number, name or pattern, its description from the spool in Grid Engine's
 field layout (``label:`` padded to 28 columns), the usage of its running
 tasks, the error reasons of tasks in error state and the scheduling info.
-A finished or unknown job does not exist for -j: when nothing matches,
+A finished or unknown job does not exist for -j (unless leave_in_queue keeps
+it in the queue, as condor_q shows it): when nothing matches,
 stderr gets ``Following jobs do not exist:`` and the identifiers, exit 1.
 ``qstat -j`` alone prints the global scheduling messages and, per message
 kind, the jobs it applies to.
@@ -54,8 +55,16 @@ def error_text(spec, task):
 
 
 def live_jobs(snap):
-    """Ids of jobs with a task pending, running or in error, in ascending order."""
-    return sorted({r["id"] for r in snap["rows"] if r["state"] != "z"})
+    """Ids of jobs with a task pending, running or in error, or a completed task that
+    stays in the queue (an HTCondor job's, by leave_in_queue: condor_q shows it, qstat
+    -s z lists it), in ascending order."""
+    live = {r["id"] for r in snap["rows"] if r["state"] != "z"}
+    for r in snap["rows"]:
+        if r["state"] == "z" and r["id"] not in live:
+            info = snap["jobs"].get(r["id"]) or {}
+            if ((info.get("condor") if isinstance(info, dict) else None) or {}).get("kept"):
+                live.add(r["id"])
+    return sorted(live)
 
 
 def resolve(identifiers, snap):

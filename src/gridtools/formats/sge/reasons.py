@@ -62,7 +62,7 @@ _TYPE_GENERIC = {"interactive": (11, "Jobs can not run because queue instance is
 
 _TEXT = {
     Why.ERROR_STATE: lambda a, o: "Job is in error state",
-    Why.HOLD: lambda a, o: "job dropped because of hold state",
+    Why.HOLD: lambda a, o: "Job is in hold state",      # (MSG_SCHEDD_INFO_JOBHOLD_)
     Why.START_TIME: lambda a, o: "execution time not reached",
     Why.DEPENDENCY: lambda a, o: "job dropped because of job dependencies",
     Why.TASK_LIMIT: lambda a, o: "not all array task may be started due to 'max_aj_instances'",
