@@ -39,12 +39,13 @@ def test_a_user_with_running_jobs_is_listed_with_its_use(cell):
     out = wait_for(lambda: (lambda o: o if using_two.search(o) else None)(userprio(cell).stdout), timeout=20)
     lines = out.splitlines()
     assert re.fullmatch(r"Last Priority Update: [ \d]\d/[\d ]{2} \d\d:\d\d", lines[0])
-    assert lines[1] == "                    Effective   Priority  Wghted Total Usage  Time Since"
-    assert lines[2] == "User Name            Priority    Factor   In Use (wghted-hrs) Last Usage"
-    assert lines[3] == "------------------ ------------ --------- ------ ------------ ----------"
+    assert lines[1] == "                    Effective   Priority  Wghted Total Usage  Time Since Submitter Submitter"
+    assert lines[2] == "User Name            Priority    Factor   In Use (wghted-hrs) Last Usage   Floor    Ceiling"
+    assert lines[3] == "------------------ ------------ --------- ------ ------------ ---------- --------- ---------"
     assert re.fullmatch(r"root@example\.org  +0\.5\d      1\.00      2 +0\.\d\d      <now>", lines[4])
     assert lines[5] == lines[3]
-    assert re.fullmatch(r"Number of users: 1 +2 +0\.\d\d      <now>", lines[6])
+    # (the footer's Time Since is the age of the cut-off: a day before now)
+    assert re.fullmatch(r"Number of users: 1 +2 +0\.\d\d +(1\+00:00|0\+23:59)", lines[6])
 
 
 def test_edits_by_a_manager(cell):

@@ -73,8 +73,10 @@ def test_set_factor_and_priority_refuse_out_of_range_values():
     acc = Accountant()
     with pytest.raises(ValueError):
         acc.set_factor("alice", 0.5)
-    with pytest.raises(ValueError):
-        acc.set_priority("alice", 0.1)
+    # a priority under the best one is kept as given, as HTCondor's accountant keeps it,
+    # and counts as the best
+    acc.set_priority("alice", 0.1)
+    assert acc.records["alice"].priority == 0.1 and acc.real("alice") == 0.5
 
 
 def test_accumulated_usage_counts_weighted_slot_seconds():

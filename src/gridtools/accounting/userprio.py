@@ -14,7 +14,14 @@ negotiator uses is ``real * factor``: a factor set with ``condor_userprio
 ``GROUP_PRIO_FACTOR_<group>`` for members of a group that has one,
 ``REMOTE_PRIO_FACTOR`` for names outside ``ACCOUNTANT_LOCAL_DOMAIN`` (when
 set), else ``DEFAULT_PRIO_FACTOR``. Accumulated usage counts weighted
-slot-seconds (shown in hours); it is never decayed.
+slot-seconds (shown in hours); it is never decayed. A priority set with
+``condor_userprio -setprio`` is kept as given, as HTCondor's accountant keeps
+it; below the best one (0.5) it counts as 0.5 (``real``), and the next aging
+raises it there.
+
+A submitter's ceiling (``-setceiling``, -1: none) and floor (``-setfloor``,
+0: none) are kept and shown, as HTCondor's accountant keeps them; the
+negotiator (``sched.negotiator``) does not act on them.
 
 Worked numbers: a user at 0.5 who holds 4 slots for one half-life reaches
 ``0.5 * 0.5 + 0.5 * 4 = 2.25``; after a second half-life, 3.125.
@@ -46,6 +53,10 @@ NICE_USER_PREFIX = "nice-user."
 ROOT_GROUP = "<none>"
 #: a user is active (listed without -allusers) if it used resources this recently, seconds
 ACTIVE_WINDOW = 24 * 3600.0
+#: the ceiling of a submitter without one (no limit) and the least -setceiling takes
+NO_CEILING = -1
+#: the floor of a submitter without one and the least -setfloor takes
+NO_FLOOR = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +128,8 @@ class Record:
     begin_usage: float = 0.0              # when usage was first recorded (0: never)
     last_usage: float = 0.0               # when resources were last held (0: never)
     uncharged: float = 0.0                # slot-seconds to add at the next update
+    ceiling: float = NO_CEILING           # set with -setceiling (-1: none)
+    floor: float = NO_FLOOR               # set with -setfloor (0: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +145,8 @@ class Row:
     last_usage: float
     since_last_usage: float | None        # seconds (None: never used anything)
     is_group: bool
+    ceiling: float = NO_CEILING           # -1: none
+    floor: float = NO_FLOOR               # 0: none
 
 
 @dataclass
@@ -222,9 +237,28 @@ class Accountant:
         self.records.setdefault(name, Record()).factor = float(factor)
 
     def set_priority(self, name, priority):
-        if not priority >= MIN_PRIORITY:
-            raise ValueError(f"the priority must be at least {MIN_PRIORITY:g}")
+        """-setprio: kept as given (a value under 0.5 counts as 0.5: ``real``)."""
         self.records.setdefault(name, Record()).priority = float(priority)
+
+    def set_ceiling(self, name, ceiling):
+        """-setceiling: at most ``ceiling`` weighted slots (-1: no limit)."""
+        if not ceiling >= NO_CEILING:
+            raise ValueError(f"the ceiling must be at least {NO_CEILING}")
+        self.records.setdefault(name, Record()).ceiling = float(int(ceiling))
+
+    def set_floor(self, name, floor):
+        """-setfloor: the weighted slots negotiated for first (0: none)."""
+        if not floor >= NO_FLOOR:
+            raise ValueError(f"the floor must be at least {NO_FLOOR}")
+        self.records.setdefault(name, Record()).floor = float(int(floor))
+
+    def ceiling(self, name):
+        record = self.records.get(name)
+        return int(record.ceiling) if record is not None and record.ceiling >= 0 else NO_CEILING
+
+    def floor(self, name):
+        record = self.records.get(name)
+        return int(record.floor) if record is not None and record.floor > 0 else NO_FLOOR
 
     def reset_usage(self, name, now):
         """-resetusage: accumulated usage to zero, usage counted from ``now``."""
@@ -272,7 +306,8 @@ class Accountant:
         factor = self.factor(name)
         since = now - record.last_usage if record.last_usage > 0 else None
         return Row(name, real * factor, real, factor, record.in_use, record.accumulated / 3600.0,
-                   record.begin_usage, record.last_usage, since, self._is_group(name))
+                   record.begin_usage, record.last_usage, since, self._is_group(name),
+                   self.ceiling(name), self.floor(name))
 
     def _is_group(self, name):
         """Whether ``name`` is a configured group, or the root group beside them."""
@@ -303,7 +338,8 @@ class Accountant:
 
 
 _DEFAULT = Record()
-_FIELDS = ("priority", "factor", "in_use", "accumulated", "begin_usage", "last_usage", "uncharged")
+_FIELDS = ("priority", "factor", "in_use", "accumulated", "begin_usage", "last_usage", "uncharged",
+           "ceiling", "floor")
 
 
 def _age(record, dt, beta, now):

@@ -21,7 +21,9 @@ _SET = {"setfactor": ("The priority factor of {name} was set to {value:f}", floa
         "setprio": ("The priority of {name} was set to {value:f}", float),
         "setaccum": ("The Accumulated Usage of {name} was set to {value:f}", float),
         "setbegin": ("The Begin Usage Time of {name} was set to {value:d}", int),
-        "setlast": ("The Last Usage Time of {name} was set to {value:d}", int)}
+        "setlast": ("The Last Usage Time of {name} was set to {value:d}", int),
+        "setfloor": ("The floor of {name} was set to {value:d}", "count"),
+        "setceiling": ("The ceiling of {name} was set to {value:d}", "count")}
 
 
 def _bare(name):
@@ -34,7 +36,8 @@ LATEST_TIME = 253402300799
 
 
 def _number(text, kind):
-    """``text`` as a finite number of ``kind`` (float; int: a time, 0 to LATEST_TIME)."""
+    """``text`` as a finite number of ``kind`` (float; int: a time, 0 to LATEST_TIME;
+    "count": a whole number of slots, -1 and up)."""
     try:
         number = float(text)
     except (TypeError, ValueError):
@@ -43,6 +46,10 @@ def _number(text, kind):
         raise ValueError(f"{text!r} is not a finite number")
     if kind is int and not 0 <= number <= LATEST_TIME:
         raise ValueError(f"{text!r} is not a time (seconds since 1970, to the year 9999)")
+    if kind == "count":
+        if not -1 <= number <= 2 ** 31 - 1:
+            raise ValueError(f"{text!r} is not a number of slots")
+        return int(number)
     return kind(number)
 
 
@@ -57,10 +64,15 @@ def _edit(acc, op, name, value, now):
         acc.set_begin(name, value)
     elif op == "setlast":
         acc.set_last(name, value)
+    elif op == "setfloor":
+        acc.set_floor(name, value)
+    elif op == "setceiling":
+        acc.set_ceiling(name, value)
 
 
 def userprio(state, dispatcher, req, now):
-    """condor_userprio -setfactor, -setprio, -resetusage, -resetall, -delete, -set*."""
+    """condor_userprio -setfactor, -setprio, -resetusage, -resetall, -delete, -set*
+    (-setfloor and -setceiling are kept and shown: the negotiator does not act on them)."""
     body = req.body
     op, shown = body["op"], body.get("name") or ""
     keeper = state.condor.priorities

@@ -144,7 +144,7 @@ BODIES = {
                     "subcode": jc.optional(jc.integer(-2 ** 31, 2 ** 31 - 1))},
     "condor_qedit": {"targets": _targets(), "attrs": jc.mapping(jc.attr_name, jc.line, 64)},
     "userprio": {"op": jc.one_of("setfactor", "setprio", "resetusage", "resetall", "delete",
-                                 "setaccum", "setbegin", "setlast"),
+                                 "setaccum", "setbegin", "setlast", "setfloor", "setceiling"),
                  "name": jc.optional(jc.word), "value": jc.optional(jc.line)},
     "reconfig": {},
     "daemon_ctl": {"op": jc.one_of("off", "on", "restart"), "how": jc.one_of("graceful", "fast", "peaceful"),
