@@ -249,7 +249,7 @@ def test_the_function_macros_of_a_configuration():
     """$RANDOM_INTEGER (as UWCS_PERIODIC_CHECKPOINT uses it), $RANDOM_CHOICE, $CHOICE,
     $SUBSTR, $BASENAME and $DIRNAME expand in a configuration as in HTCondor's."""
     config = config_of("R = $RANDOM_INTEGER(-30, 30, 10)\nL = a, b, c\nC = $CHOICE(1, L)\n"
-                       "P = $RANDOM_CHOICE(x, y)\nS = $SUBSTR(abcdef, 2, 3)\nB = $BASENAME(/a/b/c.txt)\n"
+                       "P = $RANDOM_CHOICE(x, y)\nABC = abcdef\nS = $SUBSTR(ABC, 2, 3)\nB = $BASENAME(/a/b/c.txt)\n"
                        "D = $DIRNAME(/a/b/c.txt)\nK = $UNKNOWN(1)\n")
     assert {config.get("R") for _ in range(60)} == {"-30", "-20", "-10", "0", "10", "20", "30"}
     assert values(config, "C", "S", "B", "D", "K") == ["b", "cde", "c.txt", "/a/b/", "$UNKNOWN(1)"]
@@ -344,7 +344,7 @@ def test_condor_config_val_shows_knobs_set_by_use_and_in_if(cell):
                       "endif\nuse POLICY : HOLD_IF_MEMORY_EXCEEDED\nwarning : look at $(CONDOR_HOST)\n")
     result = run(cell, "-v", "CONDOR_HOST", "IN_IF")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == (f"CONDOR_HOST = 127.0.0.1\n # at: {path}, line 1\n # raw: CONDOR_HOST = 127.0.0.1\n\n"
+    assert result.stdout == (f"CONDOR_HOST = 127.0.0.1\n # at: {path}, line 1, use ROLE:Personal+0\n # raw: CONDOR_HOST = 127.0.0.1\n\n"
                              f"IN_IF = yes\n # at: {path}, line 3\n # raw: IN_IF = yes\n\n")
     assert result.stderr == f'Warning "{path}", Line 8: look at 127.0.0.1\n'
     assert run(cell, "WANT_HOLD_SUBCODE").stdout == (

@@ -85,8 +85,9 @@ def test_format_and_autoformat(hist):
 
 
 def test_remote_schedd_options_are_accepted_and_ignored(hist):
-    assert ids(hist("-name", "schedd.example.org", "-pool", "cm", "-local", "-schedd", "-af", "ClusterId",
-                    "-match", "1")) == ["4"]
+    assert ids(hist("-local", "-schedd", "-af", "ClusterId", "-match", "1")) == ["4"]
+    proc = hist("-name", "schedd.example.org", "-local")
+    assert (proc.returncode, proc.stderr) == (1, "Error: Arguments -local and -name cannot be used together\n")
     proc = hist("-name")
     assert (proc.returncode, proc.stderr) == (
         1, "Error: Argument -name requires name of a remote schedd\n\t\te.g. condor_history -name submit.example.com \n")

@@ -33,8 +33,11 @@ NAME's (expanded) value, so a later redefinition of NAME wins;
 is an environment variable; ``$INT(NAME[,fmt])`` and ``$REAL(NAME[,fmt])`` are
 NAME's value (or the text itself) evaluated as a ClassAd expression, as a number;
 ``$STRING``, ``$EVAL``, ``$SUBSTR``, ``$CHOICE``, ``$BASENAME``, ``$DIRNAME``,
+``$F<letters>`` (parts of a file name: ``$Fn``, ``$Fx``, ``$Fp``, ``$Fd`` ...),
 ``$RANDOM_CHOICE`` and ``$RANDOM_INTEGER`` work as in submit descriptions (a random
-one draws again at each expansion);
+one draws again at each expansion), as HTCondor's configuration reads them:
+``$ENV(VAR)`` of a variable not set is ``UNDEFINED``, ``$SUBSTR`` of a name no
+macro has is empty, ``$RANDOM_INTEGER`` names its bad argument in HTCondor's words;
 ``$$(...)`` is left alone (it belongs to match-time expansion in submit files). A definition that refers to itself,
 ``A = $(A),def``, appends to A's previous value. Macros that refer to each
 other in a cycle are an error, reported when used.
@@ -141,8 +144,10 @@ class _Expander:
         if m.group(1):  # $$(...): match-time expansion, not ours
             out.append(text[j:end + 1])
         elif m.group(2).upper() == "ENV":
-            name, _, default = self.text(body, stack).partition(":")
-            out.append(self.environ.get(name.strip(), default))
+            name, colon, default = self.text(body, stack).partition(":")
+            out.append(self.environ.get(name.strip(), default if colon else "UNDEFINED"))
+        elif m.group(2)[:1] == "F" and set(m.group(2)[1:].upper()) <= _FILE_LETTERS:
+            out.append(self.filename(m.group(2).upper(), body, stack))
         elif m.group(2).upper() in FUNCTIONS:
             out.append(self.function(m.group(2).upper(), body, stack))
         elif m.group(2):  # another $FUNCTION(...): left as written
@@ -156,10 +161,18 @@ class _Expander:
         descriptions read them."""
         from gridtools.formats.condor.macrofuncs import FUNCTIONS
         from gridtools.formats.condor.macros import MacroProblem
+        if function == "RANDOM_INTEGER":
+            return _random_integer(self.text(body, stack))
         try:
             return FUNCTIONS[function](_Functions(self, stack), function, body, 0)
         except MacroProblem as exc:
             raise ConfigError(str(exc)) from None
+
+    def filename(self, function, body, stack):
+        """``$F<letters>(name)``: parts of the file name macro ``name`` holds (or of the
+        text itself when no macro has that name), as submit descriptions read them."""
+        from gridtools.formats.condor.macros import _file_function
+        return _file_function(_Functions(self, stack), function, body, 0)
 
     def macro(self, body, stack):
         name, colon, default = body.partition(":")
@@ -177,6 +190,37 @@ class _Expander:
         return value
 
 
+#: the letters of a ``$F`` filename macro after its F (HTCondor's: any of them, any case)
+_FILE_LETTERS = frozenset("PNXDQABFWU")
+
+
+def _leading_long(text):
+    """The whole number C's strtol reads at the start of ``text``, or None."""
+    m = re.match(r"\s*[+-]?\d+", text)
+    return int(m.group()) if m else None
+
+
+def _random_integer(body):
+    """``$RANDOM_INTEGER(min,max[,step])``, refused in HTCondor's words."""
+    import random
+    args = [part.strip() for part in body.split(",")]
+    low = _leading_long(args[0]) if args[0] else None
+    if low is None:
+        raise ConfigError("ERROR: $RANDOM_INTEGER() config macro: invalid min!")
+    high = _leading_long(args[1]) if len(args) > 1 and args[1] else None
+    if high is None:
+        raise ConfigError("ERROR: $RANDOM_INTEGER() config macro: invalid max!")
+    step = 1
+    if len(args) > 2 and args[2]:
+        step = _leading_long(args[2])
+        step = 1 if step is None else step
+    if step < 1:
+        raise ConfigError("ERROR: $RANDOM_INTEGER() config macro: invalid step!")
+    if low > high:
+        raise ConfigError("ERROR: $RANDOM_INTEGER() config macro: min > max!")
+    return str(low + random.randrange((step + high - low) // step) * step)
+
+
 #: the function forms of ``$NAME(...)`` a configuration expands (``condor.macrofuncs``);
 #: another is left as written
 FUNCTIONS = ("INT", "REAL", "STRING", "EVAL", "SUBSTR", "CHOICE", "BASENAME", "DIRNAME",
@@ -185,7 +229,10 @@ FUNCTIONS = ("INT", "REAL", "STRING", "EVAL", "SUBSTR", "CHOICE", "BASENAME", "D
 
 class _Functions:
     """An expansion as the functions of submit descriptions (``condor.macrofuncs``)
-    see one."""
+    see one. ``names_only``: ``$SUBSTR`` of a name no macro has is empty, as
+    HTCondor's configuration reads it."""
+
+    names_only = True
 
     def __init__(self, expander, stack):
         import random
@@ -258,12 +305,15 @@ def _self_reference(raw, at, key):
 # ------------------------------------------------------------ configuration
 
 class Definition:
-    """A macro's raw value and where it was defined (``line`` 0: nowhere)."""
+    """A macro's raw value and where it was defined (``line`` 0: nowhere); ``meta``, for
+    one a use statement's template made: (category, template, the statement's line in
+    the template counted from 0 among its lines that are not empty), as HTCondor names
+    them (``, use ROLE:Personal+0``)."""
 
-    __slots__ = ("name", "raw", "source", "line")
+    __slots__ = ("name", "raw", "source", "line", "meta")
 
-    def __init__(self, name, raw, source, line):
-        self.name, self.raw, self.source, self.line = name, raw, source, line
+    def __init__(self, name, raw, source, line, meta=None):
+        self.name, self.raw, self.source, self.line, self.meta = name, raw, source, line, meta
 
     def __repr__(self):
         return f"Definition({self.name!r}, {self.raw!r}, {self.source!r}, {self.line})"
@@ -278,6 +328,9 @@ class Config:
         #: ``fallback(name)``: the raw value of a name no definition sets (a knob's
         #: default), or None; seen by expansion, not listed by ``definitions``
         self.fallback = fallback
+        #: the prefixes a name is looked up with first, in order (HTCondor's local name
+        #: and subsystem: ``LOCALNAME.NAME``, ``SUBSYS.NAME``, then ``NAME``)
+        self.prefixes = ()
         self.global_file = None
         self.local_files = []
         #: the ``warning`` statements read, each as HTCondor words it
@@ -285,29 +338,35 @@ class Config:
         for name, value in (defaults or {}).items():
             self.define(name, value, DETECTED_SOURCE if name in DETECTED else DEFAULT_SOURCE, 0)
 
-    def define(self, name, raw, source="<string>", line=0):
+    def define(self, name, raw, source="<string>", line=0, meta=None):
         """Set ``name`` to the raw text ``raw``; self-references append."""
         key = name.lower()
         old = self._defs.get(key)
         raw = substitute_self(raw, name, old.raw if old else self.raw(name))
         self._defs.pop(key, None)
-        self._defs[key] = Definition(name, raw, source, line)
+        self._defs[key] = Definition(name, raw, source, line, meta)
 
     def definition(self, name):
-        """The Definition of ``name``, or None."""
-        return self._defs.get(name.lower())
+        """The Definition of ``name`` (under the first of ``prefixes`` that has one, else
+        itself), or None."""
+        key = name.lower()
+        for prefix in self.prefixes:
+            found = self._defs.get(prefix.lower() + "." + key)
+            if found is not None:
+                return found
+        return self._defs.get(key)
 
     def raw(self, name):
         """The unexpanded value of ``name`` (its fallback when no definition sets it), or
         None when undefined."""
-        d = self._defs.get(name.lower())
+        d = self.definition(name) if self.prefixes else self._defs.get(name.lower())
         if d is None:
             return self.fallback(name) if self.fallback else None
         return d.raw
 
     def get(self, name, default=None):
         """The expanded value of ``name``, or ``default`` when undefined."""
-        d = self._defs.get(name.lower())
+        d = self.definition(name) if self.prefixes else self._defs.get(name.lower())
         if d is None:
             return default
         return expand(d.raw, self.raw, self.environ, name=d.name)
@@ -326,12 +385,16 @@ class Config:
     def sources(self):
         return [f for f in [self.global_file] + self.local_files if f]
 
-    def read_text(self, text, source="<string>", depth=0, at=None):
+    def read_text(self, text, source="<string>", depth=0, at=None, meta=None):
         """Read configuration text; ``source`` names it in messages. ``at`` is the line
         of the use statement when the text is a template's: its definitions and errors
-        are said to come from there."""
+        are said to come from there; ``meta`` is then [category, template] (see
+        Definition), emptied, as in HTCondor, once a use statement of the template is
+        read."""
         blocks = None           # (condor_conditions.Blocks, from the text's first if on)
+        offsets = _line_offsets(text) if meta else None
         for kind, name, value, line in parse_lines(text, source):
+            where = (meta[0], meta[1], offsets[line - 1]) if meta and meta[0] else None
             line = at or line
             if kind in _BLOCK_WORDS:
                 if blocks is None:
@@ -341,11 +404,13 @@ class Config:
             elif blocks is not None and not blocks.reading:
                 continue
             elif kind == "define":
-                self.define(name, value, source, line)
+                self.define(name, value, source, line, where)
             elif kind == "include":
                 self._include(value, name == "ifexist", source, line, depth)
             elif kind == "use":
                 self._use(name, value, source, line, depth)
+                if meta:
+                    meta[0] = None
             else:
                 self._message(kind, value, source, line)
         if blocks is not None:
@@ -385,7 +450,7 @@ class Config:
                 raise ConfigSyntaxError(f"use {category}: {name} nesting too deep", source, line)
             text = condor_metaknobs.substitute(found[2], args)
             try:
-                self.read_text(text, source, depth + 1, at=line)
+                self.read_text(text, source, depth + 1, at=line, meta=[found[0], found[1]])
             except ConfigSyntaxError as exc:
                 if (exc.source, exc.line) == (source, line):
                     raise
@@ -398,6 +463,16 @@ class Config:
         if kind == "error":
             raise ConfigError(said)
         self.warnings.append(said)
+
+
+def _line_offsets(text):
+    """For each line of a template (by index), how many lines before it are not empty
+    (HTCondor counts a template's lines so, from 0)."""
+    offsets, count = [], 0
+    for line in text.split("\n"):
+        offsets.append(count)
+        count += bool(line)
+    return offsets
 
 
 # -------------------------------------------------------------------- lexing
@@ -600,14 +675,15 @@ def locate(default_path, environ=None):
     return environ.get("CONDOR_CONFIG") or default_path
 
 
-def load(global_path, environ=None, defaults=None, fallback=None):
+def load(global_path, environ=None, defaults=None, fallback=None, prefixes=()):
     """Read the global file, the local files it names and the environment
     overrides; return the Config (``fallback`` as Config takes it; the knobs'
     defaults, ``condor_params.default``, stand behind it, so a reference such as
-    ``$(ETC)`` means for every command what condor_config_val prints). Raises
-    ConfigError on any problem."""
+    ``$(ETC)`` means for every command what condor_config_val prints; ``prefixes``:
+    see Config). Raises ConfigError on any problem."""
     environ = os.environ if environ is None else environ
     config = Config(builtin_defaults() if defaults is None else defaults, environ, _with_macros(fallback))
+    config.prefixes = tuple(prefixes)
     if global_path != "ONLY_ENV":
         config.global_file = global_path
         config.read_file(global_path)

@@ -4,6 +4,8 @@
     condor_config_val -config
     condor_config_val -dump [-expand] [-v] [PATTERN ...]
     condor_config_val -summary[:detected]
+    condor_config_val -writeconfig FILE [NAME ...]
+    condor_config_val [-subsystem NAME] [-local-name NAME] NAME ...
     condor_config_val -macro TEXT ...
     condor_config_val use CATEGORY[:TEMPLATE[(ARGS)]] ...
     condor_config_val LOCATION [-v] [-raw] [-evaluate] NAME ... | -dump [PATTERN ...]
@@ -16,6 +18,16 @@ has its default (``formats.condor_params``). ``use ROLE`` lists the templates of
 category a use statement may name, ``use ROLE:Personal`` prints one, with its
 arguments put in when they are given (``formats.condor_metaknobs``). Options may be
 written with one or two dashes and abbreviated to any unambiguous prefix.
+
+As in HTCondor, a name is looked up as ``LOCALNAME.NAME`` (-local-name), then
+``SUBSYS.NAME`` (-subsystem, TOOL when none is given), then ``NAME``, and so are
+the names its value refers to; SUBSYSTEM is the subsystem named and LOCALNAME the
+local name (else the subsystem). ``-writeconfig FILE`` ("-": standard output)
+writes what the configuration files and the environment set, as HTCondor's
+does: by source (``# from FILE``), each value raw, one that is the knob's default
+commented out with ``#``. ``-v`` names the template of a value a use statement
+set (``, use ROLE:Personal+0``: its category, its name and the statement's line
+in it).
 
 A LOCATION (-master, -schedd, -startd, -collector, -negotiator, -name NAME, -pool
 HOST, -address <ip:port>) asks the cell's daemon instead: its values are those it
@@ -53,6 +65,13 @@ Options:
                  environment) set to something other than its default, by file
   -evaluate      with a <location>: evaluate each value as a ClassAd expression
                  against the daemon's ad and print the result
+  -subsystem NAME
+                 look names up as daemon NAME does (NAME.KNOB first; TOOL by default)
+  -local-name NAME
+                 look names up as the daemon of local name NAME (NAME.KNOB first)
+  -writeconfig FILE
+                 write the configuration the files and the environment set to
+                 FILE ("-": standard output), values that are defaults commented out
   -help          print this message
   -version       print the HTCondor version and platform
 
@@ -82,7 +101,7 @@ of the templates its use statements name in their place).
 
 OPTIONS = ("verbose", "raw", "expand", "default", "config", "dump", "macro", "summary", "help", "version",
            "master", "schedd", "startd", "collector", "negotiator", "name", "pool", "address",
-           "set", "unset", "rset", "runset", "evaluate")
+           "set", "unset", "rset", "runset", "evaluate", "subsystem", "local-name", "writeconfig")
 #: (-ve and -ver are -verbose, read before -version as HTCondor reads them; -e, -c, -m,
 #: -r and -s stay what they were before the daemon targets and edits came)
 ALIASES = {"v": "verbose", "ve": "verbose", "ver": "verbose", "h": "help", "?": "help",
@@ -93,6 +112,8 @@ ALIASES = {"v": "verbose", "ve": "verbose", "ver": "verbose", "h": "help", "?": 
 DAEMONS = ("master", "schedd", "startd", "collector", "negotiator")
 #: the options naming where the daemon is; each takes the next argument
 LOCATIONS = ("name", "pool", "address")
+#: the other options taking the next argument (HTCondor names local-name so when it is missing)
+TAKES = {"subsystem": "subsystem", "local-name": "local_name", "writeconfig": "writeconfig"}
 #: the edits: -set and -rset take assignments, -unset and -runset names
 EDITS = ("set", "unset", "rset", "runset")
 
@@ -147,9 +168,9 @@ def parse_args(argv, where=None):
                 options.add("detected")
         elif colon:
             raise _Usage(f"unknown option {arg}")
-        if option in LOCATIONS:
+        if option in LOCATIONS or option in TAKES:
             if i >= len(argv):
-                raise Said(f"-{option} requires an argument\n")
+                raise Said(f"-{TAKES.get(option, option)} requires an argument\n")
             where[option] = argv[i]
             i += 1
         elif option in DAEMONS:
@@ -168,7 +189,9 @@ def where(definition):
     """Where a definition was made, as -v prints it (HTCondor's `` # at:`` line): a file
     and its line, or a source such as <Default> or <Environment>."""
     if definition.line:
-        return f" # at: {definition.source}, line {definition.line}"
+        meta = getattr(definition, "meta", None)
+        use = f", use {meta[0]}:{meta[1]}+{meta[2]}" if meta else ""
+        return f" # at: {definition.source}, line {definition.line}{use}"
     return f" # at: {definition.source}"
 
 
@@ -367,6 +390,61 @@ def show_summary(config, detected, out):
     return 0
 
 
+def write_config(config, path, err):
+    """-writeconfig FILE, as HTCondor's: what the files and the environment set (not the
+    detected values or the defaults), by source in the order they were read (the
+    environment last), each under ``# from SOURCE``, by line, then by name; a value
+    that is the knob's default (or empty, with an empty default) is commented out with
+    ``#``; one of several lines is written ``NAME @=end`` ... ``@end``, its lines
+    indented. Returns False when the file cannot be written."""
+    groups = {}
+    for definition in config.definitions():
+        if definition.source in (condor_config.DEFAULT_SOURCE, condor_config.DETECTED_SOURCE):
+            continue
+        groups.setdefault(definition.source, []).append(definition)
+    first = config.sources()
+    order = sorted(groups, key=lambda src: (src == condor_config.ENV_SOURCE,
+                                            first.index(src) if src in first else len(first)))
+    text = []
+    for source in order:
+        text.append(f"\n#\n# from {source}\n#\n")
+        for definition in sorted(groups[source], key=lambda d: (d.line, d.name.lower())):
+            default = condor_params.default(definition.name)
+            raw = definition.raw
+            comment = "#" if raw == default else ""
+            if "\n" in raw:
+                indent = "#   " if comment else "   "
+                body = "".join(f"\n{indent}{line}" for line in raw.split("\n"))
+                text.append(f"{comment}{definition.name} @=end{body}\n@end\n")
+            else:
+                text.append(f"{comment}{definition.name} = {raw}\n")
+    if path == "-":
+        sys.stdout.write("".join(text))
+        return True
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("".join(text))
+    except OSError:
+        err.write(f"Failed to create configuration file {path}.\n")
+        return False
+    return True
+
+
+def _prefixes(where):
+    """The prefixes names are looked up with (-local-name's, then -subsystem's or TOOL),
+    and the defaults SUBSYSTEM and LOCALNAME take from them (None: as they are)."""
+    subsystem = where.get("subsystem")
+    local = where.get("local-name")
+    prefixes = tuple(p for p in (local, subsystem or "TOOL") if p)
+    if subsystem is None and local is None:
+        return prefixes, None
+    defaults = condor_config.builtin_defaults()
+    if subsystem is not None:
+        defaults["SUBSYSTEM"] = subsystem
+    defaults["LOCALNAME"] = local or defaults["SUBSYSTEM"]
+    return prefixes, defaults
+
+
 def _dump_one(config, definition, name, options, out):
     if "default" in options:
         out.write(f"{name} = {condor_params.default(name) or ''}\n")
@@ -393,19 +471,28 @@ def run(argv, out, err):
         from gridtools.formats.condor.jobad import VERSION_TEXT
         out.write(VERSION_TEXT)
         return 0
-    modes = options & {"config", "dump", "macro", "summary"}
+    modes = options & {"config", "dump", "macro", "summary", "writeconfig"}
     if not modes and not words:
         raise _Usage("no macro names given")
+    prefixes, defaults = _prefixes(where)
     config = condor_config.load(condor_config.locate(cell.etc("condor_config")),
-                                fallback=condor_params.default)
+                                fallback=condor_params.default, defaults=defaults, prefixes=prefixes)
     for warning in config.warnings:
         err.write(warning + "\n")
     if "config" in options:
         show_sources(config, out, err)
     if where.keys() & {"daemon", "edit", "name", "address"} or "pool" in where:
+        if "writeconfig" in options:
+            out.write(f"-writeconfig is not currently supported with -{where.get('daemon', 'master')}\n")
+            return 1
         from gridtools.cli.condor import config_remote
         return config_remote.run(options, templates_asked(words, err) if "edit" not in where else words,
                                  where, out, err)
+    if "writeconfig" in options:
+        if not write_config(config, where["writeconfig"], err):
+            return 2
+        if not words and not options & {"macro", "summary", "dump"}:
+            return 0
     if "macro" in options:
         for text in words:
             out.write(config.expand(text) + "\n")

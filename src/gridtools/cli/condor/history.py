@@ -3,7 +3,8 @@
     condor_history [-l | -json | -jsonl | -xml | -af[:quals] ATTR ... | -format FMT ATTR ...]
                    [-constraint EXPR] [-limit N | -match N] [-forwards]
                    [-since JOBID | EXPR] [-completedsince TIME] [-scanlimit N]
-                   [-file FILE | -userlog FILE | -search PATH] [-epochs[:d]]
+                   [-file FILE | -userlog FILE | -search PATH] [-epochs[:d] | -startd]
+                   [-print-format FILE] [-name SCHEDD] [-pool HOST]
                    [-attributes A,B,...] [cluster | cluster.proc | owner] ...
 
 Reads the history file the daemon appends a job's final ad to when it
@@ -27,8 +28,20 @@ or, as HTCondor's ``-completedsince T`` is ``-since 'CompletionDate <= T'``,
 at the first job that completed on or before T (the last of the two
 applies), and after ``-scanlimit`` ads; the ad it stops at is not shown.
 Options take HTCondor's shortest abbreviations and its error wording; an
-unknown one prints the usage on standard output, exit 1. -name, -pool,
--local and -schedd are accepted and ignored (the cell has one schedd).
+unknown one prints the usage on standard output, exit 1. The cell has one
+schedd: -name and -pool naming it (its host, by any of its names, as
+condor_q -name takes them) read its history; naming another, the command
+fails as HTCondor's does when it cannot locate that schedd (``Unable to
+locate remote schedd``), after the heading. -local and -schedd change nothing.
+``-startd`` reads the history file STARTD_HISTORY names (and its rotations),
+HTCondor's error when the configuration does not set it (the cell's startd
+keeps none by default). ``-print-format FILE`` prints a table of an HTCondor
+print-format file (``printmask``, its WHERE a constraint), its lines cut at
+the terminal's width less one (79 off a terminal) unless ``-wide`` came before.
+As HTCondor's, the heading of a view (the table's heading, ``[`` of -json,
+the XML prolog) is printed before the history is read, so it is there when
+reading fails; -json prints ``[`` and ``]`` even for no ads, and -xml has an
+empty line after the prolog, after each ad and after the closing tag.
 
 The history file holds what every user may see of a job; its private
 attributes (command path, arguments, files: ``jobads.PRIVATE_ATTRS``) are
@@ -59,6 +72,8 @@ Usage: condor_history [options]
         -userlog <file>       Read job data from specified job event log
         -search <path>        Read history data from all matching HTCondor time rotated files
         -epochs               Read epoch (per job run instance) history data
+        -startd               Read the startd's history (STARTD_HISTORY)
+        -schedd               Read the schedd's history (the default)
         -forwards             List jobs in the order they finished
         -backwards            List jobs newest first (the default)
         -match <num>          Limit the number of jobs displayed
@@ -74,9 +89,12 @@ Usage: condor_history [options]
         -completedsince <time>  Stop scanning at a job that completed on or before time
         -scanlimit <num>      Stop scanning after num ads
         -wide[:<width>]       Don't cut the table (or cut it at width)
+        -print-format <file>  Use <file> to specify the attributes and formatting
         -autoformat[:jlhVr,tng] <attr> [<attr2> [...]]
         -af[:jlhVr,tng] <attr> [<attr2> [...]]
-        -name, -pool, -local, -schedd  Accepted and ignored (one schedd)
+        -name <schedd>        Read the history of this schedd (the cell's own)
+        -pool <host>          Use this central manager (the cell's own)
+        -local                Read the local history files (the default)
     and [cluster | cluster.proc | owner] restrict the jobs shown
 """
 
@@ -98,6 +116,12 @@ class Options:
         self.attributes = []         # -attributes: what -long, -json and -xml show
         self.wide, self.wide_width = False, 0     # -wide[:N]
         self.help = False
+        self.source, self.source_flag = None, None    # -schedd, -startd, -epochs: the one given
+        self.name = self.pool = None    # -name, -pool: the schedd whose history is read
+        self.remote = False             # the last of -name/-pool (True) and -file/-userlog/-local
+        self.local = False              # -local given
+        self.print_format = None        # -print-format's printmask.Mask (view "print")
+        self.print_cut = None           # the width its lines are cut at (None: not cut)
 
 
 class _ShowUsage(Exception):
@@ -123,9 +147,12 @@ def _fail(*parts):
                                      for p in parts)), 1)
 
 
-#: options of a schedd elsewhere or another history (one per cell here): accepted and
-#: ignored, with the argument they take
-_IGNORED = (("name", 1, True), ("pool", 1, True), ("local", 2, False), ("schedd", 3, False))
+def _source(opts, kind, given, flag):
+    """-schedd, -startd or -epochs (``kind``, typed as ``given``): one kind of history;
+    another kind named before it is refused in HTCondor's words."""
+    if opts.source_flag is not None and opts.source != kind:
+        raise _fail(f"Error: {opts.source_flag} can not be used in association with {flag}.")
+    opts.source, opts.source_flag = kind, given
 
 
 def parse_args(argv):
@@ -154,12 +181,39 @@ def parse_args(argv):
             if not args or opts.file or opts.userlog:
                 raise _ShowUsage()
             opts.file = args.pop(0)
+            opts.remote = False
         elif _is(arg, "search", 3):
             if not args:
                 raise _fail(f"Error: Argument {arg} requires another parameter")
             opts.search = args.pop(0)
         elif _is(arg, "epochs", 2):
+            _source(opts, "epochs", arg, "-epochs")
             opts.epochs = True          # (its :d deletes the files of an epoch folder: none here)
+        elif _is(arg, "startd", 3):
+            _source(opts, "startd", arg, "-startd")
+        elif _is(arg, "schedd", 3):
+            _source(opts, "schedd", arg, "-schedd")
+        elif _is(arg, "local", 2):
+            if opts.name is not None:
+                raise _fail("Error: Arguments -local and -name cannot be used together")
+            opts.local, opts.remote = True, False
+        elif _is(arg, "print-format", 2):
+            if not args or (args[0].startswith("-") and args[0] != "-"):
+                raise _fail("Error: Argument -print-format requires a filename argument")
+            path = args.pop(0)
+            if path != "!":             # (\"!\": no user's default print format: there is none)
+                _print_format(opts, path)
+        elif _is(arg, "name", 1) or _is(arg, "pool", 1):
+            if not args:
+                raise _fail("Error: Argument -name requires name of a remote schedd",
+                            "\t\te.g. condor_history -name submit.example.com ")
+            if _is(arg, "name", 1):
+                if opts.local:
+                    raise _fail("Error: -local and -name cannot be used together")
+                opts.name = args.pop(0)
+            else:
+                opts.pool = args.pop(0)
+            opts.remote = True
         elif _is(arg, "format", 1):
             if len(args) < 2:
                 raise _fail("Error: Argument -format requires a spec and classad attribute name as parameters.",
@@ -195,30 +249,73 @@ def parse_args(argv):
             if not args or opts.file or opts.userlog:
                 raise _ShowUsage()
             opts.userlog = args.pop(0)
+            opts.remote = False
         elif _is(arg, "attributes", 2):
             if not args or args[0].startswith("-"):
                 raise _fail("Error: Argument -attributes must be followed by a list of attributes")
             opts.attributes = [a for a in args.pop(0).replace(" ", ",").split(",") if a]
         elif _is(arg, "help", 1):
             opts.help = True
-        elif any(_is(arg, word, least) for word, least, _takes in _IGNORED):
-            takes = next(t for word, least, t in _IGNORED if _is(arg, word, least))
-            if takes and not args:
-                raise _fail(f"Error: Argument {arg} requires name of a remote schedd",
-                            "\t\te.g. condor_history -name submit.example.com ")
-            if takes:
-                args.pop(0)
         elif _is(arg, "wide", 1):
             opts.wide = True
             if ":" in arg:           # -wide:N; N of 80 or less is no -wide at all
                 opts.wide_width = max(0, c_atoi(arg.partition(":")[2]))
                 opts.wide = opts.wide_width > 80
+                if opts.print_format is not None:
+                    opts.print_cut = _display_width(opts) - 1
         else:
             sys.stderr.write(f"Error: Unknown argument {arg}\n")
             raise _ShowUsage()
     return opts
 
 
+def _display_width(opts):
+    """HTCondor's display width: -wide:N's N, else the terminal's width, else 80."""
+    if opts.wide_width > 0:
+        return opts.wide_width
+    try:
+        if sys.stdout.isatty():
+            return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 80
+
+
+def _print_format(opts, path):
+    """-print-format FILE: the view "print" of a print-format file (``printmask``, with
+    the PRINTAS functions every tool has), its WHERE ANDed to the constraints; the file's
+    problems are named on standard error as HTCondor's condor_history names them. Its
+    lines are cut at the display's width less one unless -wide came before."""
+    from gridtools.cli.condor import printmask
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+    except OSError:
+        raise _fail(f"Can't open select file: {path}", f"Error: cannot execute print-format file {path}") from None
+    mask = printmask.parse(text, truncate=True)
+    problems = list(mask.messages)
+    bad = False
+    if mask.where is not None:
+        from gridtools.classad import parse
+        try:
+            parse(mask.where, old=True)
+        except Exception:  # noqa: BLE001 - any parse error of the file's WHERE
+            problems.append(f"WHERE expression is not valid: {mask.where}")
+            bad = True
+    if mask.aggregate is not None:
+        problems.append("UNIQUE aggregation is not supported.")
+        bad = True
+    for line in problems:
+        sys.stderr.write(line + "\n")
+    if bad:
+        raise _fail(f"Error: cannot execute print-format file {path}")
+    if mask.where is not None:
+        opts.selection.constraints.append(mask.where)
+    opts.print_format, opts.view = mask, "print"
+    opts.print_cut = None if opts.wide else _display_width(opts) - 1
 
 
 def _since(text):
@@ -339,6 +436,7 @@ def log_ads(opts):
     try:
         ads = logads.read(opts.userlog, Q.me())
     except OSError:
+        sys.stdout.write(_heading(opts))        # HTCondor prints the heading before it reads
         raise GridError(f"Error: Can't open userlog {opts.userlog}", 1) from None
     opts.forwards = True
     opts.limit = opts.scanlimit = 0
@@ -555,6 +653,90 @@ def json_line(ad):
     return one_line(ad)
 
 
+def _heading(opts):
+    """What HTCondor's condor_history prints before it reads any history (its
+    printHeader): the default table's heading, -print-format's, ``[`` of -json, the
+    XML prolog of -xml and an empty line; else nothing."""
+    if opts.view == "table":
+        return _default_table(opts, [])
+    if opts.view == "print":
+        return _print_table(opts, [])
+    if opts.view == "json":
+        return "[\n"
+    if opts.view == "xml":
+        from gridtools.cli.condor import formatting
+        return formatting.xml_ads([]).replace("</classads>\n", "") + "\n"
+    return ""
+
+
+def _xml(ads):
+    """-xml as HTCondor's condor_history prints it: an empty line after the prolog,
+    after each ad and after the closing tag (the element text escapes every ``<``, so
+    ``</c>`` ends an ad only)."""
+    from gridtools.cli.condor import formatting
+    text = formatting.xml_ads(ads).replace("<classads>\n", "<classads>\n\n", 1)
+    return text.replace("</c>\n", "</c>\n\n") + "\n"
+
+
+def _json(ads):
+    """-json: HTCondor's list, its ``[`` and ``]`` printed even for no ads."""
+    from gridtools.cli.condor import formatting
+    return formatting.json_ads(ads) if ads else "[\n]\n"
+
+
+def _print_table(opts, ads):
+    """-print-format's table: the heading as the mask stands before any ad is seen
+    (HTCondor prints it before reading), then the rows, each line cut at the display."""
+    mask = opts.print_format
+    head = mask.table([])[0] or ""
+    rows = "".join(mask.table(ads)[1]) if ads else ""
+    text = head + rows
+    if opts.print_cut is None:
+        return text
+    return "".join(line[:opts.print_cut] + "\n" for line in text.splitlines())
+
+
+def _check_remote(opts):
+    """-name/-pool: the cell's own schedd (its host, by any of its names, as condor_q
+    -name takes them; a pool, with or without its port) is read as without them;
+    another cannot be located, as HTCondor says after its heading."""
+    if not opts.remote:
+        return
+    from gridtools.cli.condor.submit_more import known_schedd
+    pool = opts.pool
+    if pool is not None and pool.rpartition(":")[2].isdigit():
+        pool = pool.rpartition(":")[0]
+    if (opts.name is None or known_schedd(opts.name)) and (pool is None or known_schedd(pool)):
+        return
+    sys.stdout.write(_heading(opts))
+    daemon = "startd" if opts.source == "startd" else "schedd"
+    raise GridError(f"Unable to locate remote {daemon} (name={opts.name or ''}, pool={opts.pool or ''}).", 1)
+
+
+def _startd_history(opts):
+    """-startd without -file or -search: the file STARTD_HISTORY names, searched as
+    -search searches (with its rotations); HTCondor's error, after the heading, when
+    the configuration does not set it."""
+    if opts.source != "startd" or opts.file or opts.search is not None or opts.userlog is not None:
+        return
+    from gridtools import cell
+    from gridtools.errors import ConfigError
+    from gridtools.formats import condor_config, condor_params
+    try:
+        config = condor_config.load(condor_config.locate(cell.etc("condor_config")),
+                                    fallback=condor_params.default)
+        path = config.get("STARTD_HISTORY")
+    except ConfigError:
+        path = None
+    if path:
+        opts.search = path
+        return
+    sys.stdout.write(_heading(opts))
+    raise _fail("Error: No passed search file and configuration key STARTD_HISTORY is unset.", "",
+                "Extra Info: The variable STARTD_HISTORY is not defined in your config file. If you want "
+                "Condor to keep a history of information, you must define STARTD_HISTORY in your config file")
+
+
 def main(argv, prog="condor_history"):
     from gridtools.cli.condor import formatting
     try:
@@ -566,6 +748,8 @@ def main(argv, prog="condor_history"):
         if opts.help:
             sys.stdout.write(USAGE)
             return 0
+        _check_remote(opts)
+        _startd_history(opts)
         if opts.userlog is not None:
             ads = select(opts, log_ads(opts))
         else:
@@ -573,8 +757,7 @@ def main(argv, prog="condor_history"):
             try:
                 ads = select_scanned(opts, scan_ads(opts))
             except OpenError:
-                if opts.view == "table":        # HTCondor prints the heading before it opens
-                    sys.stdout.write(_default_table(opts, []))
+                sys.stdout.write(_heading(opts))      # HTCondor prints the heading before it opens
                 raise
         if opts.view in ("long", "json", "jsonl", "xml"):
             from gridtools.cli.condor.formatting import projected
@@ -582,11 +765,13 @@ def main(argv, prog="condor_history"):
         if opts.view == "long":
             out = formatting.long_ads(ads)
         elif opts.view == "json":
-            out = formatting.json_ads(ads) if ads else ""
+            out = _json(ads)
         elif opts.view == "jsonl":
             out = "".join(json_line(ad) + "\n" for ad in ads)
         elif opts.view == "xml":
-            out = formatting.xml_ads(ads)
+            out = _xml(ads)
+        elif opts.view == "print":
+            out = _print_table(opts, ads)
         elif opts.view == "af":
             out = formatting.autoformat(ads, opts.af_attrs, opts.af_quals)
         elif opts.view == "format":
