@@ -21,7 +21,7 @@ raises it there.
 
 A submitter's ceiling (``-setceiling``, -1: none) and floor (``-setfloor``,
 0: none) are kept and shown, as HTCondor's accountant keeps them; the
-negotiator (``sched.negotiator``) does not act on them.
+negotiator (``sched.negotiator``) is given them and acts on them.
 
 Worked numbers: a user at 0.5 who holds 4 slots for one half-life reaches
 ``0.5 * 0.5 + 0.5 * 4 = 2.25``; after a second half-life, 3.125.

@@ -8,7 +8,8 @@
                with each host's START leaving out the jobs it refuses and
                each HTCondor job's Requirements the hosts it refuses, or,
                with sched_conf ``params NEGOTIATOR=1``, the negotiator's
-               (``sched.matchpass``) with the slots and priorities of now,
+               (``sched.matchpass``) with the slots and the priorities, floors
+               and ceilings of now,
                taking claimed slots only in a pass NEGOTIATOR_INTERVAL seconds
                after the last that did (HTCondor's cycle; free slots are
                matched at every pass); in either order, what one owner's
@@ -183,7 +184,7 @@ class Condor:
         inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),
                                   self._priorities(state, ctx, snap.jobs), config,
                                   frozenset(self.machines.preempting()), self.machines.claims(),
-                                  self.put_off, budget.spent)
+                                  self.put_off, budget.spent, *self._floors_ceilings())
         decisions = matchpass.match_pass(snap, inputs)
         self.put_off = tuple(budget.put_off) + decisions.put_off
         self.negotiated, self.submitters, self.groups = now, decisions.submitters, decisions.groups
@@ -219,6 +220,19 @@ class Condor:
             if job is not None and item.tasks:
                 names.add(accounting_name(ctx.job_ad(job, next(iter(item.tasks)))))
         return self.priorities.effective(names)
+
+    def _floors_ceilings(self):
+        """(floors, ceilings): accounting name -> the floor and the ceiling set with
+        condor_userprio, of the names that have one."""
+        acc = self.priorities.accountant
+        floors, ceilings = {}, {}
+        for name in acc.records:
+            floor, ceiling = acc.floor(name), acc.ceiling(name)
+            if floor > 0:
+                floors[name] = floor
+            if ceiling >= 0:
+                ceilings[name] = ceiling
+        return floors, ceilings
 
     def _slotless_rules(self):
         """condor_config's START_LOCAL_UNIVERSE and START_SCHEDULER_UNIVERSE, HTCondor's

@@ -72,7 +72,7 @@ def _edit(acc, op, name, value, now):
 
 def userprio(state, dispatcher, req, now):
     """condor_userprio -setfactor, -setprio, -resetusage, -resetall, -delete, -set*
-    (-setfloor and -setceiling are kept and shown: the negotiator does not act on them)."""
+    (-setfloor and -setceiling are kept, shown and given to the negotiator)."""
     body = req.body
     op, shown = body["op"], body.get("name") or ""
     keeper = state.condor.priorities

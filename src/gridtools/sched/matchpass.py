@@ -11,7 +11,9 @@ a matched job fits:
    with their Grid Engine reasons. Slot-less jobs (``sched.local``) start.
 2. match  -- every other pending task (at most max_pending_tasks_per_job
    per job) is offered as a job ad to ``negotiator.negotiate``: submitters
-   by effective user priority, groups by quota first, a symmetric match of
+   by effective user priority (those below their floor first, none past
+   its ceiling: ``Inputs.floors``, ``Inputs.ceilings``), groups by quota
+   first, a symmetric match of
    the job's Requirements with each slot's (START), on the hosts where
    Grid Engine's placement could put the job (its hard queue list,
    -l hostname, access lists: ``_Gate``), ranked by
@@ -84,6 +86,8 @@ class Inputs:
     claims: dict = field(default_factory=dict)  # (job id, task) -> the free slot claimed for it
     put_off: tuple = ()                        # procs the last pass put off (Decisions.put_off)
     spent: dict = field(default_factory=dict)  # owner -> steps its jobs took before this pass
+    floors: dict = field(default_factory=dict)    # accounting name -> its floor (condor_userprio)
+    ceilings: dict = field(default_factory=dict)  # accounting name -> its ceiling (-1: none)
 
 
 def _proc(job_id, task):
@@ -283,7 +287,8 @@ def match_pass(snap, inp):
     gate = _Gate(p, jobs, bool(p.capacities) and any(j.machine_limits for j in jobs.values()))
     submitters = N.submitters_from(idle)
     budget = Budget.of(snap.config, inp.put_off, inp.spent)
-    outcome = N.negotiate(submitters, inp.slots, inp.priorities, inp.config, snap.now, gate, budget)
+    outcome = N.negotiate(submitters, inp.slots, inp.priorities, inp.config, snap.now, gate, budget,
+                          inp.floors, inp.ceilings)
     if outcome.put_off:
         _put_off(outcome.put_off, submitters, budget, reasons)
         decisions.put_off = tuple(outcome.put_off)

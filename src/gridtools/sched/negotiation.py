@@ -12,6 +12,13 @@ their match lists and the matches). The owner is the user who submitted the job
 (``IdleJob.owner``), not the submitter it counts for: a job names its accounting
 group itself. Once an owner's jobs took the steps, its other idle jobs are put off
 (``Outcome.put_off``): not matched in this cycle, and taken first in the next one.
+
+Floors and ceilings (``condor_userprio -setfloor/-setceiling``) are HTCondor's:
+``negotiate_group`` first runs a floor round, one spin of the pie over the submitters
+of the group that hold less than their floor, each limited to what takes it up to
+its floor; then the fair-share round over all of them. A submitter's ceiling is
+checked against what it holds whenever a slot is taken for it (``find``), and its
+turn ends once less than the cheapest slot is left below it.
 """
 
 import math
@@ -53,7 +60,8 @@ class _MatchList:
         self.limit = 0           # candidates the submitter's limit refused, last search
 
     def pop(self, cycle, ac, permit):
-        """(slot index, kind, cost) of the best candidate ``permit(kind, cost)`` allows."""
+        """(slot index, kind, cost) of the best candidate ``permit(kind, cost, slot index)``
+        allows."""
         self.limit = 0
         taken = cycle.taken
         for n in range(self.start, len(self.entries)):
@@ -77,7 +85,7 @@ class _MatchList:
             if i in cycle.taken or not cycle.still_fits(i, ac) or not cycle.limits_allow(i):
                 continue
             cost = cycle.cost(i, ac)
-            if permit(kind, cost):
+            if permit(kind, cost, i):
                 return i, kind, cost
             if i not in cycle.partitionable:       # the whole class costs the same
                 self.limit += sum(1 for j in members[entry[3]:] if j not in cycle.taken)
@@ -89,8 +97,12 @@ class _MatchList:
 class Cycle:
     """One negotiation cycle over immutable inputs."""
 
-    def __init__(self, submitters, slots, priorities, config, now, limits=None, budget=None):
+    def __init__(self, submitters, slots, priorities, config, now, limits=None, budget=None,
+                 floors=None, ceilings=None):
         self.config, self.now, self.priorities = config, now, priorities
+        self.floors = {n: float(v) for n, v in (floors or {}).items() if v > 0}
+        self.ceilings = {n: float(v) for n, v in (ceilings or {}).items() if v >= 0}
+        self.capped = False                          # the ceiling refused a candidate (``find``)
         self.budget = budget if budget is not None else Budget(0)
         self.gate, self.current = limits, None       # (concurrency limits; the job being matched)
         self.preq = compiled(config.preemption_requirements)
@@ -113,6 +125,8 @@ class Cycle:
         self.outcome = Outcome()
         self.taken, self.dirty, self.matched = set(), set(), {}
         self.partitionable = {i for i, s in enumerate(slots) if s.ad.eval("PartitionableSlot") is True}
+        #: the least a match costs: a slot's weight, or one CPU of a partitionable slot
+        self.least_cost = min(self.min_weight, 1.0) if self.partitionable else self.min_weight
         self.submitters = self._with_running(submitters)
         self.ads = [self._slot_ad(s) for s in slots]
         self._autoclusters()
@@ -153,6 +167,7 @@ class Cycle:
         ad["CurrentRank"] = float(claim.rank)
         ad["RemoteUserPrio"] = float(self.prio(claim.user))
         ad["RemoteUserResourcesInUse"] = self.usage.get(claim.user, 0.0)
+        ad["RemoteUserFloor"] = int(self.floors.get(claim.user, 0))
         group = self.group_of(claim.user)
         if group is not self.root:
             ad["RemoteGroup"] = group.name
@@ -266,9 +281,10 @@ class Cycle:
         worst = max(prios.values())
         return worst, sum(worst / p for p in prios.values())
 
-    def limits(self, sub, norm, total, quota, group, group_used):
+    def limits(self, sub, norm, total, quota, group, group_used, floor=False):
         """(limit, limit for unclaimed slots, share) of a submitter in this spin: its share
-        of the pool (in inverse proportion to its priority) less what it holds."""
+        of the pool (in inverse proportion to its priority) less what it holds; in a floor
+        round, at most what takes it up to its floor."""
         worst, normal = norm
         share = worst / (self.prio(sub.name) * normal)
         limit = max(share * total - self.usage.get(sub.name, 0.0), 0.0)
@@ -277,12 +293,18 @@ class Cycle:
             unclaimed = min(limit, max(quota - group_used, 0.0))
         if not self.config.consider_preemption:
             limit = unclaimed
+        if floor:
+            left = max(self.floors.get(sub.name, 0.0) - self.usage.get(sub.name, 0.0), 0.0)
+            limit, unclaimed = min(limit, left), min(unclaimed, left)
         return limit, unclaimed, share
 
     def negotiate_group(self, subs, quota, group):
-        """HTCondor's pie spin over the submitters of one group (``group`` None: no quota)."""
+        """HTCondor's pie spin over the submitters of one group (``group`` None: no quota),
+        after a floor round for those of them below their floor."""
         subs = list(subs)
         total = min(self.total_weight, quota)
+        if self.floors:
+            self._floor_round(subs, total, quota, group)
         spin = 0
         while subs:
             spin += 1
@@ -303,8 +325,28 @@ class Cycle:
             if not ((pie < pie_before or len(subs) < count_before) and self.slots_left()):
                 break
 
-    def _spin_setup(self, subs, spin, total, quota, group, group_used):
-        """The pie of this spin; on the first spin, the submitters in priority order."""
+    def _floor_round(self, subs, total, quota, group):
+        """One spin over the submitters that hold less than their floor, in priority order,
+        each limited to what takes it up to its floor (and to its share among them)."""
+        below = [s for s in subs if self.usage.get(s.name, 0.0) < self.floors.get(s.name, 0.0)]
+        if not below or not self.slots_left():
+            return
+        group_used = self.group_usage.get(group.name, 0.0) if group is not None else 0.0
+        if not self.config.consider_preemption:
+            below = [s for s in below if self.idle_jobs(s)]
+            if not below:
+                return
+        pie = self._spin_setup(below, 1, total, quota, group, group_used, floor=True)
+        if not self.config.consider_preemption and pie <= 0:
+            return
+        self._spin(below, 1, total, quota, group, group_used, pie, floor=True)
+        for s in below:             # (the fair-share round decides whether its share stops it)
+            if self.stopped.get(s.name) is Why.SUBMITTER_LIMIT:
+                del self.stopped[s.name]
+
+    def _spin_setup(self, subs, spin, total, quota, group, group_used, floor=False):
+        """The pie of this spin; on the first spin, the submitters in priority order (the
+        shares of a floor round are not reported)."""
         pie, starvation = 0.0, {}
         norm = self.normalization(subs)
         for s in subs:
@@ -312,13 +354,13 @@ class Cycle:
             used = self.usage.get(s.name, 0.0)
             starvation[s.name] = used / (used + limit) if used + limit > 0 else math.inf
             pie += limit
-            if spin == 1 and s.name not in self.outcome.submitters:
+            if spin == 1 and not floor and s.name not in self.outcome.submitters:
                 self.outcome.submitters[s.name] = SubmitterReport(s.name, self.prio(s.name), share, used)
         if spin == 1:
             subs.sort(key=lambda s: (self.prio(s.name), starvation[s.name]))
         return pie
 
-    def _spin(self, subs, spin, total, quota, group, group_used, pie):
+    def _spin(self, subs, spin, total, quota, group, group_used, pie, floor=False):
         ignore = spin == 1 and self.config.consider_preemption
         keep = []
         norm = self.normalization(subs)
@@ -327,7 +369,7 @@ class Cycle:
                 self._stop_all(subs[n:], Why.GROUP_QUOTA)
                 keep.extend(subs[n:])
                 break
-            limit, unclaimed, _share = self.limits(s, norm, total, quota, group, group_used)
+            limit, unclaimed, _share = self.limits(s, norm, total, quota, group, group_used, floor)
             limit = min(limit, pie)
             if not self.idle_jobs(s):
                 result = _DONE
@@ -344,7 +386,10 @@ class Cycle:
             self.stopped[s.name] = why
 
     def negotiate_submitter(self, sub, limit, unclaimed, ignore, pie):
-        """One submitter's turn: its idle jobs in order, within its limits."""
+        """One submitter's turn: its idle jobs in order, within its limits and its ceiling."""
+        if self.at_ceiling(sub):
+            self.stopped[sub.name] = Why.SUBMITTER_CEILING
+            return _DONE, pie
         used = used_new = 0.0
         only_rank = limited = False
         tried, later = set(), []
@@ -377,12 +422,21 @@ class Cycle:
             used += cost
             used_new += cost if kind is Kind.NEW else 0.0
             pie -= cost
+            if self.at_ceiling(sub):
+                self._put_off(sub, [j for j in later if id(self.ac_of[j.id]) not in tried])
+                self.stopped[sub.name] = Why.SUBMITTER_CEILING
+                return _DONE, pie
         self._put_off(sub, [job for job in later if id(self.ac_of[job.id]) not in tried])
         if used >= limit or limited:
             self.stopped[sub.name] = Why.SUBMITTER_LIMIT
             return _RESUME, pie
         self.stopped.pop(sub.name, None)
         return _DONE, pie
+
+    def at_ceiling(self, sub):
+        """The submitter has a ceiling and less than the cheapest match is left below it."""
+        ceiling = self.ceilings.get(sub.name)
+        return ceiling is not None and ceiling - self.usage.get(sub.name, 0.0) < self.least_cost
 
     def _put_off(self, sub, jobs):
         """Put off the matching of a submitter's idle ``jobs`` (in order): their owners'
@@ -401,16 +455,35 @@ class Cycle:
         if mlist is None:
             mlist = ac.lists[only_rank] = self._match_list(ac, sub, only_rank)
 
-        def permit(kind, cost):
+        def permit(kind, cost, _i):
             if kind is Kind.RANK:
                 return True
             spent, allowed = (used, limit) if kind is Kind.PRIORITY else (used_new, unclaimed)
             return spent + cost <= allowed or (spent <= 0 < allowed)
+        ceiling = self.ceilings.get(sub.name)
+        if ceiling is not None:
+            permit = self._under_ceiling(sub.name, ceiling, permit)
+        self.capped = False
         found = mlist.pop(self, ac, permit)
         if found is None:
             ac.why = Why.PREEMPTION_REQUIREMENTS if mlist.policy else \
+                Why.SUBMITTER_CEILING if self.capped else \
                 Why.SUBMITTER_LIMIT if mlist.limit or only_rank else Why.NO_MATCH
         return found
+
+    def _under_ceiling(self, name, ceiling, permit):
+        """``permit`` that also refuses a slot that would take submitter ``name`` over its
+        ceiling (what the slot's job of the same submitter holds is given back)."""
+        def capped(kind, cost, i):
+            held = self.usage.get(name, 0.0)
+            claim = self.slots[i].claim if kind is not Kind.NEW else None
+            if claim is not None and claim.user == name:
+                held -= self.weights[i]
+            if held + cost > ceiling:
+                self.capped = True
+                return False
+            return permit(kind, cost, i)
+        return capped
 
     def _match_list(self, ac, sub, only_rank):
         entries, refused = [], 0
@@ -500,8 +573,8 @@ class Cycle:
             stopped = self.stopped.get(sub.name)
             for job in self.idle_jobs(sub):
                 why = self.ac_of[job.id].why
-                if stopped is Why.GROUP_QUOTA and why is not Why.NO_MATCH:
-                    why = stopped                  # its group was at its quota
+                if stopped in (Why.GROUP_QUOTA, Why.SUBMITTER_CEILING) and why is not Why.NO_MATCH:
+                    why = stopped                  # its group was at its quota, or it at its ceiling
                 out.rejected[job.id] = why or stopped or Why.NO_MATCH
         for name, report in list(out.submitters.items()):
             out.submitters[name] = SubmitterReport(name, report.priority, report.share,

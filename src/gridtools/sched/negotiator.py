@@ -28,6 +28,15 @@ jobs left idle, why. It works as HTCondor's negotiator does:
   when PREEMPTION_REQUIREMENTS is true (priority preemption, only within
   the submitter's limit). NEGOTIATOR_CONSIDER_PREEMPTION = false only
   hands out unclaimed slots.
+- A submitter's floor (``condor_userprio -setfloor``) and ceiling
+  (``-setceiling``) come in ``floors`` and ``ceilings``. Before a group's
+  fair-share round, the submitters that hold less than their floor
+  negotiate alone, in priority order, for one spin, each up to its floor
+  (and within its share among them). A ceiling caps the weighted slots a
+  submitter holds, what it already runs included: a match that would take it
+  over is not made, and once it is at its ceiling its turn ends and its
+  other idle jobs wait (``Why.SUBMITTER_CEILING``); the other submitters
+  share out the rest.
 
 Nothing here reads a clock, a file or the spool; ``now`` is given as
 CurrentTime to expressions that look at it.
@@ -65,6 +74,7 @@ class Why(enum.Enum):
     SUBMITTER_LIMIT = "submitter limit exceeded"
     PREEMPTION_REQUIREMENTS = "PREEMPTION_REQUIREMENTS == False"
     GROUP_QUOTA = "group quota exceeded"
+    SUBMITTER_CEILING = "submitter ceiling reached"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +195,8 @@ def submitters_from(jobs):
             for name, js in sorted(by_name.items())]
 
 
-def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0, limits=None, budget=None):
+def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0, limits=None, budget=None,
+              floors=None, ceilings=None):
     """One negotiation cycle; see the module docstring.
 
     ``priorities``: accounting name -> effective priority (missing names
@@ -199,9 +210,11 @@ def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0, l
     each owner's jobs takes (``IdleJob.owner``, whatever submitters they count for):
     once one owner's took them, its other idle jobs are left out of the cycle
     (``Outcome.put_off``), and the jobs the last cycle left so (``budget.before``) go
-    first in their submitter's order."""
+    first in their submitter's order. ``floors`` and ``ceilings``: accounting name ->
+    weighted slots (a floor of 0 or less, a ceiling below 0: none)."""
     from gridtools.sched.negotiation import Cycle
-    return Cycle(list(submitters), list(slots), dict(priorities), config, now, limits, budget).run()
+    return Cycle(list(submitters), list(slots), dict(priorities), config, now, limits, budget,
+                 floors, ceilings).run()
 
 
 def compiled(text):

@@ -18,7 +18,7 @@ ADMINISTRATOR access (by default the cell's managers). Submitters are
 named ``user@UID_DOMAIN``; an edit must name one that way, as in HTCondor.
 Options are matched as HTCondor's tool matches them: any prefix of the name
 (at least as long as HTCondor asks), tried in HTCondor's order. The floor and
-ceiling of a submitter are kept and shown; the negotiator does not act on them.
+ceiling of a submitter are kept and shown, and the negotiator acts on them.
 """
 
 import sys
