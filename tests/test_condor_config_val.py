@@ -333,8 +333,12 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "PREEN_INTERVAL": preen.DEFAULT_INTERVAL, "PREEN_ADMIN": "$(CONDOR_ADMIN)",
         "ENABLE_PERSISTENT_CONFIG": confset.PERSISTENT_DEFAULT, "ENABLE_RUNTIME_CONFIG": confset.RUNTIME_DEFAULT,
         "MAIL": jobmail.DEFAULT_MAILER,
+        "GRACEFULLY_REMOVE_JOBS": condorjob.graceful_removal(None),
+        "MACHINEMAXVACATETIME": condorjob.MACHINE_MAX_VACATE_TIME,
         **master.DEFAULTS,
     }
+    from gridtools.jobads import parsed_ad
+    assert condorjob.vacate_time(parsed_ad('Cmd = "x"')) == 600       # (MaxVacateTime, 10 minutes)
     from gridtools.daemon import condorpolicy, history, startdcron
     from gridtools.formats.condor import deferral
     from gridtools.formats.condor_config import Config
@@ -372,7 +376,8 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     assert condor_params.default("local_dir") == cell.root() == str(tmp_path)
     # what the cell says of itself only (no code reads these knobs)
     code.update({"DAEMON_LIST": "MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD",
-                 "CONDOR_HOST": "$(FULL_HOSTNAME)", "COLLECTOR_HOST": "$(CONDOR_HOST)"})
+                 "CONDOR_HOST": "$(FULL_HOSTNAME)", "COLLECTOR_HOST": "$(CONDOR_HOST)",
+                 "MAX_PERIODIC_EXPR_INTERVAL": 1200, "PERIODIC_EXPR_TIMESLICE": 0.01})
     assert set(code) | set(paths) == set(DEFAULTS)
     for name, value in code.items():
         text = DEFAULTS[name]

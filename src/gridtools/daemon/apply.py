@@ -286,10 +286,11 @@ def clear_error(state, job, number):
 
 # ---------------------------------------------------------------- HTCondor's requests and policies
 
-def condor_hold(state, dispatcher, job, number, hold, now, hard=False, mail=False):
+def condor_hold(state, dispatcher, job, number, hold, now, hard=None, mail=False):
     """condor_hold (or PeriodicHold, or the startd's WANT_HOLD) of one task: a waiting
     task is held, a running one is held and stopped (it waits, held, once its shepherd
-    has ended it; ``hard``: by SIGKILL at once). ``hold``: [reason, code, subcode];
+    has ended it; ``hard``: by SIGKILL at once, None: so when the job wants no
+    graceful removal, as HTCondor's shadow holds it). ``hold``: [reason, code, subcode];
     ``mail``: a hold HTCondor mails of, when the job's notification asks
     (``condorjob.notify_action``). False when the task was held already or has ended."""
     st = job.state_of(number)
@@ -300,6 +301,8 @@ def condor_hold(state, dispatcher, job, number, hold, now, hard=False, mail=Fals
     info["hold"] = list(hold[:3]) + [int(now)]
     if st is TaskState.RUNNING:
         info["vacating"] = True
+        if hard is None:
+            hard = not condorjob.wants_graceful_removal(state, job, number)
         dispatcher.signal_task(job, job.task(number), "kill" if hard else "requeue")
     _changed(state, job)
     condorjob.held_events(state, job, [number], now)
@@ -319,7 +322,8 @@ def condor_vacate(state, dispatcher, job, number, vacate, now):
     if info.get("vacate") or info.get("vacating"):
         return False
     info["vacate"] = list(vacate[:3])
-    dispatcher.signal_task(job, task, "requeue")
+    # (as HTCondor's shadow evicts it: gracefully unless the job wants no graceful removal)
+    dispatcher.signal_task(job, task, "requeue" if condorjob.wants_graceful_removal(state, job, number) else "kill")
     _changed(state, job)
     return True
 

@@ -247,6 +247,53 @@ def submitted(state, job, now):
     if job.hold and job.condor.get("hold"):
         held_events(state, job, list(job.numbers()), now)
     schedule_crons(state, job, now)
+    complete_noops(state, job, list(job.numbers()), now)
+
+
+def complete_noops(state, job, numbers, now):
+    """The procs among ``numbers`` whose IsNoopJob is true never run: each is completed at
+    once, held or not, as HTCondor's schedd completes a noop job (``count_jobs``):
+    JobStatus 4 and event 005, no usage, with NoopJobExitCode as its return value (else
+    NoopJobExitSignal as the signal that ended it, else return value 0). Neither its
+    OnExitHold nor its OnExitRemove is looked at, and its ad gets no ExitCode,
+    ExitBySignal or run (NumJobStarts stays 0); it leaves the queue for the history
+    unless its LeaveJobInQueue keeps it. The number of procs completed."""
+    from gridtools.daemon import condorpolicy
+    from gridtools.model import transitions as tr
+    from gridtools.model.job import TaskState
+    if not is_condor(job):
+        return 0
+    done = []
+    for number in numbers:
+        if job.state_of(number) not in (TaskState.PENDING, TaskState.ERROR):
+            continue
+        ad = proc_ad(job, number)
+        if "IsNoopJob" not in ad or not condorpolicy.true(attr_value(job, ad, "IsNoopJob")):
+            continue
+        info = _usage_info(None, {})
+        code, sig = (condorpolicy.as_integer(attr_value(job, ad, attr)) if attr in ad else None
+                     for attr in ("NoopJobExitCode", "NoopJobExitSignal"))
+        # (the schedd makes a wait status of it: the low bits of each count)
+        if code is None and sig is not None:
+            info.update(TerminatedNormally=False, TerminatedBySignal=sig & 0x7f)
+        else:
+            info.update(TerminatedNormally=True, ReturnValue=(code or 0) & 0xff)
+        tr.delete_pending(job, number, now)     # (it leaves the waiting state without a run)
+        job.task(number).failed_reason = ""
+        done.append((number, EventType.JOB_TERMINATED, info, now))
+    if not done:
+        return 0
+    write_events(state, job, done)
+    for number, *_rest in done:
+        if _stays(job, number):
+            job.condor.setdefault("kept", []).append(number)
+        else:
+            history.record(state, job, number)
+    state.touch(job)
+    state.need_schedule = True
+    if job.is_finished():
+        state.note_finished(job.id)
+    return len(done)
 
 
 def cluster_event(state, job, kind, info, now):
@@ -1020,8 +1067,67 @@ def hold_changed(state, job, number, before, by=""):
 
 # ---------------------------------------------------------------- running
 
-#: seconds between a job's KillSig and SIGKILL when it does not end (HTCondor's KILLING_TIMEOUT)
-KILLING_TIMEOUT = 30.0
+#: seconds a slot whose configuration sets no MachineMaxVacateTime gives a job between its
+#: soft kill signal and SIGKILL (HTCondor's default, $(MaxVacateTime): 10 minutes)
+MACHINE_MAX_VACATE_TIME = "$(MaxVacateTime)"
+#: whether a removed or held job gets its soft kill signal (true) or SIGKILL at once, unless
+#: its WantGracefulRemoval says otherwise (GRACEFULLY_REMOVE_JOBS' default)
+GRACEFULLY_REMOVE_JOBS = True
+
+
+def vacate_time(ad, conf=None):
+    """Seconds between the soft kill signal of a job being stopped (condor_rm, condor_hold,
+    a vacate) and SIGKILL, as HTCondor's startd gives them (``Resource::evalMaxVacateTime``):
+    the slot's MachineMaxVacateTime (``conf``: the configuration of the job's host; an
+    expression, evaluated with the job's ad, ``$(MaxVacateTime)``, 10 minutes, when
+    unset), or the job's own JobMaxVacateTime (else its older KillSigTimeout) when it
+    asks for no more. A value that is no number is 0: SIGKILL at once."""
+    from gridtools.classad import parse
+    from gridtools.daemon import condorpolicy
+    from gridtools.formats import condor_config, condor_params
+    try:
+        text = conf.get("MachineMaxVacateTime") if conf is not None else None
+        if text is None:
+            text = conf.expand(MACHINE_MAX_VACATE_TIME) if conf is not None else \
+                condor_config.expand(MACHINE_MAX_VACATE_TIME, condor_params.default)
+        machine = condorpolicy.as_integer(parse(text).eval(ad)) or 0
+    except Exception:  # noqa: BLE001 - a knob that is no expression: no time at all, as the startd's
+        machine = 0
+    for attr in ("JobMaxVacateTime", "KillSigTimeout"):
+        if attr in ad:
+            own = condorpolicy.as_integer(ad.eval(attr)) or 0
+            return float(max(0, min(own, machine)))
+    return float(max(0, machine))
+
+
+def graceful_removal(conf, ad=None):
+    """Whether a job (``ad``) removed or held gets its soft kill signal first: its
+    WantGracefulRemoval when that reads as a boolean, else GRACEFULLY_REMOVE_JOBS of
+    ``conf`` (true by default), as HTCondor's shadow decides (``jobWantsGracefulRemoval``).
+    False: SIGKILL at once."""
+    from gridtools.daemon import condorpolicy
+    if ad is not None and "WantGracefulRemoval" in ad:
+        value = ad.eval("WantGracefulRemoval")
+        if isinstance(value, (bool, int, float)):
+            return condorpolicy.true(value)
+    if conf is None:
+        return GRACEFULLY_REMOVE_JOBS
+    from gridtools.formats.condor_config import boolean_or
+    return boolean_or(conf, "GRACEFULLY_REMOVE_JOBS", GRACEFULLY_REMOVE_JOBS)
+
+
+def wants_graceful_removal(state, job, number):
+    """``graceful_removal`` of task ``number`` of ``job`` with the cell's condor_config
+    (a Grid Engine job's: always)."""
+    return not is_condor(job) or graceful_removal(configs(state)[0], proc_ad(job, number))
+
+
+def configs(state, host=None):
+    """(the cell's condor_config, the one host ``host`` reads); None for one not read."""
+    conf = getattr(getattr(state, "condor", None), "conf", None)
+    if conf is None or conf.main is None:
+        return None, None
+    return conf, conf.host(host) if host is not None else None
 
 
 def _output_places(plan, ad, iwd):
@@ -1090,7 +1196,8 @@ def remap_mkdir(condor):
     return boolean_or(condor.conf, "ALLOW_TRANSFER_REMAP_TO_MKDIR", False) if condor is not None else False
 
 
-def adjust_plan(plan, job, number, thread_names=None, mkdir=False, pool=None, measure=None):
+def adjust_plan(plan, job, number, thread_names=None, mkdir=False, pool=None, measure=None, conf=None,
+                host_conf=None):
     """The execution plan of an HTCondor proc: its own command, arguments, working
     directory, environment and streams from its ad, with what HTCondor's starter adds
     (``daemon.jobside``; ``thread_names``: its thread-count variables); a scratch
@@ -1098,12 +1205,16 @@ def adjust_plan(plan, job, number, thread_names=None, mkdir=False, pool=None, me
 error files emptied at the start (``plan["truncate"]``: HTCondor 24's starter
 empties them whatever AppendFiles says), but for a job that checkpoints
 (checkpoint_exit_code, WantCheckpointSignal), whose runs add to them as the
-starter opens them for it; KillSig when it is
-    stopped, RemoveKillSig (when it has one) when it is removed. ``mkdir``: the folders
+starter opens them for it; its RemoveKillSig, when it has one, else its KillSig
+    when it is stopped (removed, held, vacated: the starter's graceful shutdown). ``mkdir``: the folders
     of relative remap paths are made when missing (``remap_mkdir``). ``pool``: the
     pool's transfer plugins (``exec.poolplugins``' table). ``measure``: when the scratch
     folder is measured while the job runs ((first, then every) seconds:
-    ``update_intervals``), as the starter measures it for its updates."""
+    ``update_intervals``), as the starter measures it for its updates. ``conf``: the
+    cell's condor_config, ``host_conf``: the configuration of the host the job runs on
+    (None: the defaults), for how it is stopped: the seconds from its soft kill signal
+    to SIGKILL (``vacate_time``), and SIGKILL at once when it is removed and does not
+    want a graceful removal (``graceful_removal``)."""
     from gridtools.daemon import jobside
     from gridtools.formats.condor.spec import run_facts, signal_of
     ad = proc_ad(job, number)
@@ -1125,8 +1236,10 @@ starter opens them for it; KillSig when it is
     plan["truncate"] = ["stdout", "stderr"]
     plan["terminate_method"] = signal_of(facts["kill_sig"])     # a signal's name, never a command
     if facts["remove_kill_sig"]:
-        plan["remove_method"] = signal_of(facts["remove_kill_sig"])     # condor_rm: RemoveKillSig
-    plan["kill_after"] = KILLING_TIMEOUT
+        plan["remove_method"] = signal_of(facts["remove_kill_sig"])     # RemoveKillSig, when it has one
+    plan["kill_after"] = vacate_time(ad, host_conf)
+    if not graceful_removal(conf, ad):
+        plan["graceful"] = False        # (condor_rm: SIGKILL at once)
     plan["strict_exec"] = True          # a command that cannot be executed holds the job
     deferral = deferral_of(job, number, ad)
     if deferral is not None:

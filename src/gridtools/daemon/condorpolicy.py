@@ -17,11 +17,14 @@ their owner (code 1) whose ``NumHolds`` is below SYSTEM_MAX_RELEASES, then
 condor_config's SYSTEM_PERIODIC_VACATE, _HOLD, _RELEASE and _REMOVE with
 their _NAMES, _REASON and _SUBCODE), which applies to every job and holds
 with HoldReasonCode 26 (SystemPolicy). An expression triggers only when it
-evaluates to a true number or boolean; UNDEFINED and ERROR never do.
+evaluates to a number or boolean that is not 0 once read as HTCondor's schedd reads
+it (``as_integer``: a real is cut to an integer, so 0.5 is 0 and does not trigger, and
+an ``OnExitRemove`` of 0.5 keeps the job); UNDEFINED, ERROR and strings never do.
 The daemon carries the decisions out (``daemon.apply``).
 """
 
 import enum
+import math
 from dataclasses import dataclass
 
 from gridtools import ads
@@ -60,21 +63,40 @@ class Decision:
 
 
 def fires(ad, name):
-    """True when attribute ``name`` of ``ad`` evaluates to a true number or boolean."""
+    """True when attribute ``name`` of ``ad`` evaluates to a value that fires (``_true``)."""
     return name in ad and _true(ad.eval(name))
 
 
 def true(found):
-    """True for a true number or boolean (a policy expression's value that fires)."""
-    return _true(found)
+    """True for a true boolean or a number other than 0, a real too (0.5 is true): how
+    HTCondor reads an attribute it looks up as a boolean (LookupBool: LeaveJobInQueue,
+    IsNoopJob, WantGracefulRemoval), unlike a policy expression (``_true``)."""
+    if isinstance(found, bool):
+        return found
+    return isinstance(found, (int, float)) and found != 0
+
+
+def as_integer(value):
+    """A value as HTCondor reads a number of it (ClassAd IsNumber, EvalInteger): an
+    integer as it is, a real cut toward 0 (0.5 is 0, -1.9 is -1), a boolean 1 or 0;
+    None for anything else (a string, UNDEFINED, ERROR, a list). A real too large for an
+    integer, or not a number, is the one integer its C cast gives (not 0)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value) and abs(value) < 2.0 ** 63:
+            return int(value)
+        return -(2 ** 63)
+    return None
 
 
 def _why(ad, name, value=None):
     """(reason, subcode) of a policy that fired: the job's own words, else HTCondor's sentence."""
     value = value or ad.eval
     reason = value(name + "Reason")
-    subcode = value(name + "SubCode")
-    subcode = int(subcode) if type(subcode) in (int, float) else 0
+    subcode = as_integer(value(name + "SubCode")) or 0
     if isinstance(reason, str) and reason:
         return reason, subcode
     text = ad.lookup(name).unparse(True)
@@ -106,12 +128,11 @@ def at_exit(ad, value=None):
     if "OnExitHold" in ad and _true(value_of("OnExitHold")):
         reason, subcode = _why(ad, "OnExitHold", value_of)
         return Decision(Action.HOLD, reason, HOLD_CODE_POLICY, subcode)
-    if "OnExitRemove" in ad:
-        value = value_of("OnExitRemove")
-        if (isinstance(value, bool) and not value) or \
-                (not isinstance(value, bool) and isinstance(value, (int, float)) and value == 0):
-            return Decision(Action.REQUEUE, "The job attribute OnExitRemove expression "
-                            f"'{ad.lookup('OnExitRemove').unparse(True)}' evaluated to FALSE")
+    # (as the schedd: OnExitRemove keeps the job only when it reads as the number 0; 0.5
+    # does, while a string, UNDEFINED or ERROR lets it leave)
+    if "OnExitRemove" in ad and as_integer(value_of("OnExitRemove")) == 0:
+        return Decision(Action.REQUEUE, "The job attribute OnExitRemove expression "
+                        f"'{ad.lookup('OnExitRemove').unparse(True)}' evaluated to FALSE")
     return None
 
 
@@ -171,8 +192,7 @@ class SystemRule:
         """(reason, subcode): its _REASON when that is a non-empty string, else HTCondor's
         sentence; its _SUBCODE when that is a number, else 0."""
         reason = self.reason.eval(ad) if self.reason is not None else None
-        subcode = self.subcode.eval(ad) if self.subcode is not None else None
-        subcode = int(subcode) if type(subcode) in (int, float) else 0
+        subcode = as_integer(self.subcode.eval(ad) if self.subcode is not None else None) or 0
         if not (isinstance(reason, str) and reason):
             reason = f"The system macro {self.knob} expression '{self.text}' evaluated to TRUE"
         return reason, subcode
@@ -245,9 +265,10 @@ def _max_releases(text):
 
 
 def _true(value):
-    """Whether a value triggers a policy: a true boolean or a number other than 0."""
-    return (isinstance(value, bool) and value) or \
-        (not isinstance(value, bool) and isinstance(value, (int, float)) and value != 0)
+    """Whether a value triggers a policy, as HTCondor's user policy decides it: it reads
+    as a number (``as_integer``: true is 1, a real cut toward 0) that is not 0."""
+    number = as_integer(value)
+    return number is not None and number != 0
 
 
 def _system(rules, ad):

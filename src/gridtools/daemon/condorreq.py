@@ -203,22 +203,46 @@ def hold(state, dispatcher, req, now):
     subcode = int(req.body.get("subcode") or 0)
     letters = "uos" if auth.is_manager(state, requester) else \
         "uo" if auth.is_operator(state, requester) else "u"
+    limit = None if on else _release_limit(state, requester)
 
     def act(job, target):
-        done, other, missing = [], [], []
+        done, other, missing, limited = [], [], [], []
         for number in _numbers(job, target):
             if job.state_of(number) is TaskState.FINISHED:
                 missing.append(number)
             elif on and apply.condor_hold(state, dispatcher, job, number,
                                           [reason, condorjob.HOLD_CODE_USER, subcode], now):
                 done.append(number)
+            elif not on and limit is not None and _over_releases(job, number, limit):
+                limited.append(number)
             elif not on and apply.condor_release(state, job, number, reason, now, letters):
                 done.append(number)
             else:
                 other.append(number)
         key = "already" if on else "bad"
-        return _answer(target, done=done, gone=missing, **{key: other})
+        return _answer(target, done=done, gone=missing, **{key: other}, **({"limit": limited} if limited else {}))
     return _for_each(state, req, act)
+
+
+def _release_limit(state, requester):
+    """SYSTEM_MAX_RELEASES for a condor_release by ``requester``: None for a queue super
+    user (QUEUE_SUPER_USERS) or where it sets no limit (-1 or less, or unset)."""
+    get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
+    if queue_super_user(get, requester):
+        return None
+    found = condorjob.system_policy(state).max_releases
+    return found if found is not None and found >= 0 else None
+
+
+def _over_releases(job, number, limit):
+    """True when task ``number`` is held (JobStatus 5) and its NumHolds is above ``limit``:
+    HTCondor's schedd refuses to release it (AR_LIMIT_EXCEEDED)."""
+    from gridtools.daemon import condorpolicy
+    from gridtools.jobads import JobStatus
+    ad = condorjob.proc_ad(job, number)
+    if ad.eval("JobStatus") != JobStatus.HELD or "NumHolds" not in ad:
+        return False
+    return (condorpolicy.as_integer(ad.eval("NumHolds")) or 0) > limit
 
 
 # ---------------------------------------------------------------- condor_qedit, condor_prio

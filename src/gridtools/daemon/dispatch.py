@@ -147,7 +147,7 @@ class Dispatcher:
             condorjob.adjust_plan(plan, job, number, jobside.thread_names(self.state.condor),
                                   condorjob.remap_mkdir(self.state.condor),
                                   poolplugins.for_host(self.state.condor, host, self.state.log).table,
-                                  condorjob.update_intervals(self.state))
+                                  condorjob.update_intervals(self.state), *condorjob.configs(self.state, host))
         plan.update(_pe_procedures(spec, conf, ctx))
         _add_queue_methods(plan, spec, conf, q, plan_mod.job_shell(spec, ctx))
         return plan

@@ -118,6 +118,7 @@ def _made(state, job, made, more, now):
     if job.hold and job.condor.get("hold"):
         condorjob.held_events(state, job, new, now)
     condorjob.schedule_crons(state, job, now, numbers=new)
+    condorjob.complete_noops(state, job, new, now)
     return len(new)
 
 

@@ -845,14 +845,19 @@ class Shepherd:
 
     def _end(self, pid, why, removal=False):
         """End the job (qdel, requeue), after the -notify warning when one was asked for.
-        An HTCondor job removed (condor_rm, qdel) that has a RemoveKillSig gets that
-        signal at once instead (and SIGKILL ``kill_after`` seconds later)."""
+        An HTCondor job stopped (removed, held, vacated: its starter's graceful shutdown)
+        that has a RemoveKillSig gets that signal at once instead (and SIGKILL
+        ``kill_after`` seconds later); one removed whose plan says it wants no graceful
+        removal (``graceful`` false) gets SIGKILL at once."""
         self.killed_by = why
         if "notify_kill" in self.timers.pending:
             return
         self.timers.pending.pop("notify_stop", None)
         procedure.cont(pid)             # (a suspended job, its cgroup frozen, too)
-        if removal and self.plan.get("remove_method"):
+        if removal and self.plan.get("graceful") is False:
+            jobproc.signal_job(pid, signal.SIGKILL)
+            return
+        if self.plan.get("remove_method"):
             jobproc.signal_job(pid, jobproc.signal_named(self.plan["remove_method"], signal.SIGTERM))
             self._kill_later()
             return
@@ -884,9 +889,9 @@ class Shepherd:
 
     def _kill_later(self):
         """A job ended with a gentler signal (an HTCondor job's KillSig) gets SIGKILL
-        when it has not ended ``kill_after`` seconds later."""
+        when it has not ended ``kill_after`` seconds later (0: at once)."""
         after = self.plan.get("kill_after")
-        if after and "force_kill" not in self.timers.pending:
+        if after is not None and "force_kill" not in self.timers.pending:
             self.timers.pending["force_kill"] = time.time() + float(after)
 
     def _terminate(self, pid, why):

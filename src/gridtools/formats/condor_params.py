@@ -60,6 +60,14 @@ DEFAULTS = {
     # (daemon.condorpolicy; -1: no limit)
     "PERIODIC_EXPR_INTERVAL": "60",
     "SYSTEM_MAX_RELEASES": "-1",
+    # how HTCondor's schedd stretches that schedule when its evaluations take long
+    # (gridtools keeps PERIODIC_EXPR_INTERVAL and bounds each evaluation instead)
+    "MAX_PERIODIC_EXPR_INTERVAL": "1200",
+    "PERIODIC_EXPR_TIMESLICE": "0.01",
+    # how a removed or held job is stopped: its soft kill signal first, and the seconds it
+    # has before SIGKILL (daemon.condorjob: graceful_removal, vacate_time)
+    "GRACEFULLY_REMOVE_JOBS": "true",
+    "MACHINEMAXVACATETIME": "$(MaxVacateTime)",
     # how the history and the epoch history rotate (daemon.history)
     "MAX_HISTORY_LOG": "20971520",
     "MAX_HISTORY_ROTATIONS": "2",

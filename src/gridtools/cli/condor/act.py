@@ -283,13 +283,15 @@ def _by_ids(snap, ids, action, opts, user):
     return failed
 
 
-#: the outcomes -totals counts, in the order of its line
-_TOTALS = ("ok", "failed", "missing", "bad", "already", "denied")
+#: the outcomes -totals counts, in the order of its line (and "limit", which it leaves out)
+_TOTALS = ("ok", "failed", "missing", "bad", "already", "denied", "limit")
 
 
 #: HTCondor's action_result_t number of each outcome (AR_ERROR, AR_SUCCESS, AR_NOT_FOUND,
-#: AR_BAD_STATUS, AR_ALREADY_DONE, AR_PERMISSION_DENIED)
-_RESULT_CODES = {"failed": 0, "ok": 1, "missing": 2, "bad": 3, "already": 4, "denied": 5}
+#: AR_BAD_STATUS, AR_ALREADY_DONE, AR_PERMISSION_DENIED, AR_LIMIT_EXCEEDED)
+_RESULT_CODES = {"failed": 0, "ok": 1, "missing": 2, "bad": 3, "already": 4, "denied": 5, "limit": 6}
+#: the line of a release SYSTEM_MAX_RELEASES refuses (AR_LIMIT_EXCEEDED)
+LIMIT_LINE = "Job {jid} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit"
 #: HTCondor's JobAction number of each action
 _JOB_ACTIONS = {"hold": 1, "release": 2, "remove": 3}
 
@@ -305,7 +307,6 @@ def _result_ad(codes, action, acted, snap, user, totals=None):
     else:
         body = [f"result_total_{code} = {totals.get(kind, 0)}"
                 for kind, code in sorted(_RESULT_CODES.items(), key=lambda item: item[1])]
-        body.append("result_total_6 = 0")      # (AR_LIMIT_EXCEEDED: no limit stops an action here)
     number = 4 if action is FORCEX else _JOB_ACTIONS[action.verb]
     superuser = "true" if user == "root" or _is_operator(user) else "false"
     body += [f"ActionResultType = {1 if totals is None else 2}", f"JobAction = {number}",
@@ -345,6 +346,8 @@ def _id_line(answer, cluster, proc, action):
         return f"Job {jid} {action.past}", "ok"
     if number in _expand(answer.get("already")):
         return f"Job {jid} {action.already}", "already"
+    if number in _expand(answer.get("limit")):
+        return LIMIT_LINE.format(jid=jid), "limit"
     return f"Job {jid} {action.bad or 'not found'}", "missing" if not action.bad else "bad"
 
 
@@ -399,7 +402,8 @@ def _constraint_results(snap, targets, answers):
                 found[(cluster, number - 1)] = "missing" if a.get("missing") else "denied"
             continue
         matched = asked.get(cluster) or set()
-        for key, kind in (("done", "ok"), ("already", "already"), ("bad", "bad"), ("gone", "missing")):
+        for key, kind in (("done", "ok"), ("already", "already"), ("bad", "bad"), ("limit", "limit"),
+                          ("gone", "missing")):
             for number in _expand(a.get(key)):
                 if number in matched or key != "gone":     # (a proc that had left is no match)
                     found[(cluster, number - 1)] = kind
