@@ -446,7 +446,7 @@ def test_notification_mail_is_sent_when_the_job_starts_or_ends(cell, workdir):
     lines = wait_for(lambda: (lambda found: found if any(f"Condor Job {done}.0" in line for line in found)
                               else None)(mailed(messages(cell))))
     assert len([line for line in lines if f"Condor Job {start}.0" in line]) == 1, lines
-    assert any(f"mail to me@example.org" in line and f"Condor Job {done}.0" in line for line in lines), lines
+    assert any("mail to me@example.org" in line and f"Condor Job {done}.0" in line for line in lines), lines
 
 
 def test_a_job_that_ended_while_no_daemon_ran_is_logged_at_its_end(cell, workdir):
