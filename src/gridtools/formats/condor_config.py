@@ -144,8 +144,7 @@ class _Expander:
         if m.group(1):  # $$(...): match-time expansion, not ours
             out.append(text[j:end + 1])
         elif m.group(2).upper() == "ENV":
-            name, colon, default = self.text(body, stack).partition(":")
-            out.append(self.environ.get(name.strip(), default if colon else "UNDEFINED"))
+            out.append(self.function("ENV", body, stack))
         elif m.group(2)[:1] == "F" and set(m.group(2)[1:].upper()) <= _FILE_LETTERS:
             out.append(self.filename(m.group(2).upper(), body, stack))
         elif m.group(2).upper() in FUNCTIONS:
@@ -157,12 +156,10 @@ class _Expander:
         return end + 1
 
     def function(self, function, body, stack):
-        """``$INT(...)``, ``$RANDOM_INTEGER(...)`` ... (``FUNCTIONS``), as submit
-        descriptions read them."""
+        """``$ENV(...)``, ``$INT(...)``, ``$RANDOM_INTEGER(...)`` ... (``FUNCTIONS``),
+        by the code of submit descriptions (``condor.macrofuncs``)."""
         from gridtools.formats.condor.macrofuncs import FUNCTIONS
         from gridtools.formats.condor.macros import MacroProblem
-        if function == "RANDOM_INTEGER":
-            return _random_integer(self.text(body, stack))
         try:
             return FUNCTIONS[function](_Functions(self, stack), function, body, 0)
         except MacroProblem as exc:
@@ -192,33 +189,6 @@ class _Expander:
 
 #: the letters of a ``$F`` filename macro after its F (HTCondor's: any of them, any case)
 _FILE_LETTERS = frozenset("PNXDQABFWU")
-
-
-def _leading_long(text):
-    """The whole number C's strtol reads at the start of ``text``, or None."""
-    m = re.match(r"\s*[+-]?\d+", text)
-    return int(m.group()) if m else None
-
-
-def _random_integer(body):
-    """``$RANDOM_INTEGER(min,max[,step])``, refused in HTCondor's words."""
-    import random
-    args = [part.strip() for part in body.split(",")]
-    low = _leading_long(args[0]) if args[0] else None
-    if low is None:
-        raise ConfigError("ERROR: $RANDOM_INTEGER() config macro: invalid min!")
-    high = _leading_long(args[1]) if len(args) > 1 and args[1] else None
-    if high is None:
-        raise ConfigError("ERROR: $RANDOM_INTEGER() config macro: invalid max!")
-    step = 1
-    if len(args) > 2 and args[2]:
-        step = _leading_long(args[2])
-        step = 1 if step is None else step
-    if step < 1:
-        raise ConfigError("ERROR: $RANDOM_INTEGER() config macro: invalid step!")
-    if low > high:
-        raise ConfigError("ERROR: $RANDOM_INTEGER() config macro: min > max!")
-    return str(low + random.randrange((step + high - low) // step) * step)
 
 
 #: the function forms of ``$NAME(...)`` a configuration expands (``condor.macrofuncs``);

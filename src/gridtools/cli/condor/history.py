@@ -413,17 +413,27 @@ def read_ads(paths, named=False, kind=None):
 
 
 def scan_ads(opts):
-    """The ads of the history files ``opts`` names, in the order of the scan (newest
-    first unless -forwards), read lazily from the end of the newest file (see
-    historyfile.scan), with the private attributes their reader may see."""
-    from gridtools.cli.condor.historyfile import scan
+    """(banner fields, ad) of the records of the history files ``opts`` names, in the
+    order of the scan (newest first unless -forwards), read lazily from the end of the
+    newest file (see historyfile.records), with the private attributes their reader
+    may see; a record ``banner_test`` shows unwanted is a historyfile.Skipped."""
+    from gridtools.cli.condor.historyfile import records
     named = opts.file or opts.search
-    ads = scan(history_files(opts), named=named is not None,
-               kind="EPOCH" if opts.epochs else "JOB", forwards=opts.forwards)
+    pairs = records(history_files(opts), named=named is not None, kind="EPOCH" if opts.epochs else "JOB",
+                    forwards=opts.forwards, want=banner_test(opts))
     folder = own_file(opts.epochs) + ".private" if named is None else _is_cell_history(named)
     if folder is None:
-        return ads
-    return with_private(ads, folder)
+        return pairs
+    return _pairs_with_private(pairs, folder)
+
+
+def _pairs_with_private(pairs, folder):
+    join = None
+    for fields, ad in pairs:
+        if join is None:
+            join = _private_joiner(folder)
+        join(ad)
+        yield fields, ad
 
 
 def log_ads(opts):
@@ -490,18 +500,30 @@ def with_private(ads, folder):
     ``folder``) laid over those of their jobs (by GlobalJobId, which names one run of
     one proc), one at a time. A user may rewrite their own file: its records are laid
     over the ads of that user's jobs only."""
-    by_id = private_records(folder)
-    if not by_id:
-        yield from ads
-        return
-    known = {}
+    join = None
     for ad in ads:
+        if join is None:
+            join = _private_joiner(folder)
+        join(ad)
+        yield ad
+
+
+def _private_joiner(folder):
+    """What lays the private attributes of ``folder`` over one ad (see with_private);
+    a historyfile.Skipped is left as it is."""
+    from gridtools.cli.condor.historyfile import Skipped
+    by_id = private_records(folder)
+    known = {}
+
+    def join(ad):
+        if not by_id or ad.__class__ is Skipped:
+            return
         uid, record = by_id.get(ad.eval("GlobalJobId"), (None, None))
         if record is not None and _uid_of(ad.eval("Owner"), known) == uid:
             for name in record:
                 if name not in ("ClusterId", "ProcId", "GlobalJobId"):
                     ad[name] = record.lookup(name)
-        yield ad
+    return join
 
 
 def join_private(ads, folder):
@@ -531,29 +553,169 @@ def _query_text(sel):
                        for join, terms in groups if terms)
 
 
+# The attributes a banner may give (historyfile.banner_fields) that -since and
+# -completedsince may be judged by without the ad.
+_BANNER_ATTRS = ("ClusterId", "ProcId", "Owner", "CompletionDate")
+# The expression nodes a stop test judged by a banner may have (no function calls,
+# no scoped or selected names, which could reach attributes a banner lacks).
+_PLAIN_NODES = frozenset(("Literal", "Attr", "Binary", "Paren", "Unary", "Cond", "Elvis"))
+
+
+def _names_in(expr):
+    """The attribute names (lower case) an expression refers to, or None when it has a
+    node whose references cannot be told without evaluating it."""
+    names, todo = set(), [expr]
+    while todo:
+        node = todo.pop()
+        kind = node.__class__.__name__
+        if kind not in _PLAIN_NODES:
+            return None
+        if kind == "Attr":
+            names.add(node.key)
+        todo.extend(node.children())
+    return names
+
+
+def banner_test(opts):
+    """The test of a record's banner fields (historyfile.scan's ``want``) when the
+    options choose jobs by cluster, cluster.proc or owner, as HTCondor's condor_history
+    reads its banners: a record is parsed when its banner names a cluster or an owner
+    (any case) chosen, or lacks the field to tell; otherwise it is skipped unparsed
+    (-constraint is judged on the ads parsed). A record the -since or -completedsince
+    test cannot be judged on by its banner alone is parsed. None: every record is."""
+    sel = opts.selection
+    if not sel.named:
+        return None
+    clusters = set(sel.clusters) | {cluster for cluster, _proc in sel.ids}
+    users = {user.casefold() for user in sel.users}
+    needs = set()
+    if opts.stop is not None:
+        needs = _names_in(opts.stop)
+        if needs is None:
+            return None
+    known = {name.lower(): name for name in _BANNER_ATTRS}
+    if not needs <= set(known):
+        return None
+    needs = [known[name] for name in needs]
+
+    def want(fields):
+        for name in needs:
+            if name not in fields:
+                return True
+        if clusters:
+            cluster = fields.get("ClusterId")
+            if cluster is None or cluster in clusters:
+                return True
+        if users:
+            owner = fields.get("Owner")
+            if owner is None or owner.casefold() in users:
+                return True
+        return False
+    return want
+
+
+def _banner_ad(fields):
+    """The ad of a record's banner fields (a skipped record's -since test)."""
+    from gridtools.classad import ClassAd
+    return ClassAd({name: fields[name] for name in _BANNER_ATTRS if name in fields})
+
+
+class _JobsFound:
+    """HTCondor's end of a scan for job ids (its checkMatchJobIdsFound): when the
+    options name clusters and cluster.procs only, the scan stops once each has been
+    found. A proc is found at its ad (a job leaves the history one ad; in the epoch
+    history, read backwards, its first run's, RunInstanceId 0); a cluster once as
+    many of its procs are found as its TotalSubmitProcs, or at the first record
+    written (its banner's CurrentTime) more than 5 seconds before the cluster's QDate,
+    read backwards: no older record can be one of its jobs. (A banner's CompletionDate
+    is no write time: a job may stay in the queue long after it completed.)"""
+
+    SLOP = 5
+
+    def __init__(self, opts):
+        sel = opts.selection
+        self.clusters = {cluster: None for cluster in sel.clusters}     # cluster: procs still to find
+        self.procs = {job for job in sel.ids if job[0] not in self.clusters}
+        self.qdates = {}
+        self.epochs, self.backwards = opts.epochs, not opts.forwards
+
+    @classmethod
+    def of(cls, opts):
+        sel = opts.selection
+        if sel.users or not (sel.clusters or sel.ids):
+            return None
+        return cls(opts)
+
+    def done(self, fields, ad):
+        """Note the record of ``fields`` (its banner's) and ``ad`` (None: not parsed);
+        True once every job named is found."""
+        fields = dict(fields or ())
+        if ad is not None:
+            for name, attr in (("ClusterId", "ClusterId"), ("ProcId", "ProcId"),
+                               ("RunInstanceId", "RunInstanceID")):
+                value = ad.eval(attr)
+                if name not in fields and type(value) is int:
+                    fields[name] = value
+        cluster, proc = fields.get("ClusterId"), fields.get("ProcId")
+        once = not self.epochs or (self.backwards and fields.get("RunInstanceId") == 0)
+        if ad is not None and cluster in self.clusters:
+            qdate = ad.eval("QDate")
+            if type(qdate) is int:
+                self.qdates.setdefault(cluster, qdate)
+            left = self.clusters[cluster]
+            if left is None:
+                total = ad.eval("TotalSubmitProcs")
+                left = total if type(total) is int else None
+            if left is not None and once:
+                left -= 1
+            self.clusters[cluster] = left
+            if left is not None and left <= 0:
+                del self.clusters[cluster]
+        elif ad is not None and once:
+            self.procs.discard((cluster, proc))
+        written = fields.get("CurrentTime")
+        if self.backwards and written is not None and written > 0:
+            for gone in [c for c, qdate in self.qdates.items()
+                         if c in self.clusters and qdate > written + self.SLOP]:
+                del self.clusters[gone]
+        return not self.clusters and not self.procs
+
+
 def select(opts, ads):
     """The ads of the list ``ads`` (oldest first) the options choose (see select_scanned)."""
-    return select_scanned(opts, ads if opts.forwards else reversed(ads))
+    return select_scanned(opts, ((None, ad) for ad in (ads if opts.forwards else reversed(ads))))
 
 
-def select_scanned(opts, ads):
-    """The ads the options choose of ``ads``, given in the order of the scan: the scan
-    stops (reading no further) at -scanlimit, at the ad of -since, or once -limit ads
-    are chosen."""
+def select_scanned(opts, pairs):
+    """The ads the options choose of ``pairs`` ((banner fields, ad) of each record, see
+    scan_ads), given in the order of the scan: the scan stops (reading no further) at
+    -scanlimit, at the ad of -since, once -limit ads are chosen, or once each job
+    named by its id is found (``_JobsFound``). A record left unparsed by its banner
+    (historyfile.Skipped) counts as scanned, and -since is judged on its banner."""
+    from gridtools.cli.condor.historyfile import Skipped
     sel = opts.selection
     exprs = _compiled(sel) if sel.constraints else []
     stop = _stop_test(opts)
+    found = _JobsFound.of(opts)
     chosen = []
-    for scanned, ad in enumerate(ads):
-        if (opts.scanlimit and scanned >= opts.scanlimit) or (stop is not None and stop(ad)):
+    for scanned, (fields, ad) in enumerate(pairs):
+        if opts.scanlimit and scanned >= opts.scanlimit:
+            break
+        if ad.__class__ is Skipped:     # a record its banner showed unwanted (banner_test)
+            if stop is not None and stop(_banner_ad(fields)):
+                break
+            if found is not None and found.done(fields, None):
+                break
+            continue
+        if stop is not None and stop(ad):
             break
         cluster, proc, owner = ad.eval("ClusterId"), ad.eval("ProcId"), ad.eval("Owner")
-        if sel.named and not (cluster in sel.clusters or (cluster, proc) in sel.ids or owner in sel.users):
-            continue
-        if exprs and not Q.matches_all(ad, exprs):
-            continue
-        chosen.append(ad)
-        if opts.limit and len(chosen) >= opts.limit:
+        if not sel.named or cluster in sel.clusters or (cluster, proc) in sel.ids or owner in sel.users:
+            if not exprs or Q.matches_all(ad, exprs):
+                chosen.append(ad)
+                if opts.limit and len(chosen) >= opts.limit:
+                    break
+        if found is not None and found.done(fields, ad):
             break
     return chosen
 

@@ -219,15 +219,36 @@ def _random_choice(exp, _fname, body, depth):
 
 
 def _random_integer(exp, _fname, body, depth):
-    args = split_args(exp.expand(body, depth + 1))
-    try:
-        low, high = int(args[0]), int(args[1])
-        step = int(args[2]) if len(args) > 2 else 1
-    except (IndexError, ValueError):
-        raise MacroProblem(f"$RANDOM_INTEGER() macro: invalid arguments: {body}") from None
-    if step < 1 or high < low:
-        raise MacroProblem(f"$RANDOM_INTEGER() macro: invalid arguments: {body}")
-    return str(low + step * _random(exp).randint(0, (high - low) // step))
+    return random_integer(exp.expand(body, depth + 1), _random(exp))
+
+
+def _leading_long(text):
+    """The whole number C's strtol reads at the start of ``text``, or None."""
+    m = re.match(r"\s*[+-]?[0-9]+", text)
+    return int(m.group()) if m else None
+
+
+def random_integer(body, rng):
+    """``$RANDOM_INTEGER(min,max[,step])`` of its expanded arguments ``body``: a multiple
+    of step above min, up to max, drawn from ``rng`` (a ``random.Random``). As
+    HTCondor's expansion of configurations and submit descriptions (one code, its
+    words say "config macro" in both) reads it: the arguments are separated by
+    commas, empty ones left out, each read as C's strtol reads a number; one that is
+    not a number is refused, as is a step below 1 and a min above max."""
+    args = [part.strip() for part in body.split(",")]
+    args = [part for part in args if part]
+    low = _leading_long(args[0]) if args else None
+    if low is None:
+        raise MacroProblem("$RANDOM_INTEGER() config macro: invalid min!")
+    high = _leading_long(args[1]) if len(args) > 1 else None
+    if high is None:
+        raise MacroProblem("$RANDOM_INTEGER() config macro: invalid max!")
+    step = _leading_long(args[2]) if len(args) > 2 else 1
+    if step is None or step < 1:
+        raise MacroProblem("$RANDOM_INTEGER() config macro: invalid step!")
+    if low > high:
+        raise MacroProblem("$RANDOM_INTEGER() config macro: min > max!")
+    return str(low + rng.randrange((step + high - low) // step) * step)
 
 
 def _random(exp):
