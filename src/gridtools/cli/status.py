@@ -235,39 +235,66 @@ def _merge_requests(snap, pending):
         return
     known = snap["jobs"]
     asks = _ProcAsks()
+    index = PredecessorIndex(snap)      # (one for all the requests: built once, if any needs it)
+    identities = {}
     for spec, uid in pending:
         if not isinstance(spec, dict) or not isinstance(spec.get("id"), int) or spec["id"] in known:
             continue
         try:
-            _add_unprocessed(snap, as_taken_in(spec, uid), asks)
+            _add_unprocessed(snap, as_taken_in(spec, uid, identities), asks, index)
         except (KeyError, TypeError, ValueError, IndexError, ArithmeticError):
             continue
 
 
-def as_taken_in(spec, uid):
+def as_taken_in(spec, uid, identities=None):
     """A submit request's description with the owner and group the daemon gives it when
     it takes it in: the owner of the request file (whatever the description says), its
-    uid and the name of its group."""
-    import grp
-    import pwd
+    uid and the name of its group. ``identities``: a dict in which the names looked up
+    are kept for the next requests of the same query (many requests, few users)."""
     spec = dict(spec, uid=uid)
+    names = {} if identities is None else identities
+    given = "gid" in spec
+    gid = spec.get("gid")
     try:
-        spec["owner"] = pwd.getpwuid(uid).pw_name
+        owner = names[("u", uid)]
     except KeyError:
-        spec["owner"] = str(uid)
+        owner = names[("u", uid)] = _user_name(uid)
+    except TypeError:
+        owner = _user_name(uid)
     try:
-        spec["group"] = grp.getgrgid(spec.get("gid", -1)).gr_name
-    except (KeyError, TypeError, OverflowError):
-        spec["group"] = str(spec.get("gid", ""))
+        group = names[("g", given, gid)]
+    except KeyError:
+        group = names[("g", given, gid)] = _group_name(given, gid)
+    except TypeError:                   # (an unhashable gid: a description the daemon refuses)
+        group = _group_name(given, gid)
+    spec["owner"], spec["group"] = owner, group
     return spec
 
 
-def _add_unprocessed(snap, spec, asks=None):
+def _user_name(uid):
+    import pwd
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def _group_name(given, gid):
+    import grp
+    try:
+        return grp.getgrgid(gid if given else -1).gr_name
+    except (KeyError, TypeError, OverflowError):
+        return str(gid if given else "")
+
+
+def _add_unprocessed(snap, spec, asks=None, index=None):
     """Show the job of a submit request not taken in yet as the daemon will show it: an
     HTCondor cluster whose submitter left its requests to be read from proc 0's ad
     (``requests_pending``) with them, and its procs that ask otherwise with their own
-    (``_ProcAsks``)."""
+    (``_ProcAsks``). ``index``: the ``PredecessorIndex`` of ``snap`` its -hold_jid
+    items are resolved against (made here when not given), told of the job added."""
     asks = asks or _ProcAsks()
+    index = index or PredecessorIndex(snap)
     if spec.get("condor_ad") and spec.get("requests_pending"):
         from gridtools import procrequests
         if asks.counted is None:
@@ -278,7 +305,7 @@ def _add_unprocessed(snap, spec, asks=None):
             pass
     rng = spec.get("tasks")
     tasks = [list(rng)] if rng else None
-    found = resolve_predecessors(snap, spec)            # as the daemon will resolve them
+    found = index.resolve(spec)                         # as the daemon will resolve them
     state = "hqw" if spec.get("user_hold") or found["predecessors"] or found["ad_predecessors"] else "qw"
     from gridtools.model import perange
     from gridtools.spool.rows import split_row
@@ -317,22 +344,59 @@ def _add_unprocessed(snap, spec, asks=None):
     snap["jobs"][spec["id"]]["predecessors"] = spec["predecessors"]
     snap["jobs"][spec["id"]]["ad_predecessors"] = spec["ad_predecessors"]
     snap.setdefault("unprocessed", {})[spec["id"]] = spec      # the caller's own description
+    index.added(spec["id"])
 
 
 def resolve_predecessors(snap, spec):
     """The predecessors and array predecessors of a job not taken in yet, resolved
     against the listed jobs as the daemon resolves them (``model.predecessors``)."""
-    from gridtools.model import predecessors
-    jobs = snap["jobs"]
-    live = {row["id"] for row in snap["rows"] if row["state"] != "z"}
-    names = {}
-    for jid in live:
-        names.setdefault((jobs.get(jid) or {}).get("name") or "", set()).add(jid)
+    return PredecessorIndex(snap).resolve(spec)
 
-    def owner_of(jid):
-        return (jobs.get(jid) or {}).get("owner")
-    return {key: predecessors.resolve(spec.get(field) or [], spec["owner"], spec["id"], live, names, owner_of)
-            for key, field in (("predecessors", "hold_jid"), ("ad_predecessors", "hold_jid_ad"))}
+
+class PredecessorIndex:
+    """The live jobs of a status snapshot (the ids of its rows not finished) and their
+    names, which -hold_jid items are resolved against. Built from the whole snapshot
+    once, when a job first names predecessors (most name none: they cost nothing), and
+    then kept up to date with ``added``, as the daemon keeps its own: a query that merges
+    many submit requests reads the snapshot's rows once, not once per request.
+    ``builds`` counts the times the index was built."""
+
+    def __init__(self, snap):
+        self.snap = snap
+        self.live = None
+        self.names = None
+        self.builds = 0
+
+    def _build(self):
+        jobs = self.snap["jobs"]
+        self.live = {row["id"] for row in self.snap["rows"] if row["state"] != "z"}
+        self.names = {}
+        for jid in self.live:
+            self.names.setdefault((jobs.get(jid) or {}).get("name") or "", set()).add(jid)
+        self.builds += 1
+
+    def added(self, jid):
+        """Job ``jid`` was added to the snapshot, with rows waiting to run."""
+        if self.live is not None and jid not in self.live:
+            self.live.add(jid)
+            self.names.setdefault((self.snap["jobs"].get(jid) or {}).get("name") or "", set()).add(jid)
+
+    def resolve(self, spec):
+        """{"predecessors": ids, "ad_predecessors": ids} of the job described by ``spec``
+        (its ``hold_jid`` and ``hold_jid_ad``)."""
+        from gridtools.model import predecessors
+        items = {key: spec.get(field) or [] for key, field in
+                 (("predecessors", "hold_jid"), ("ad_predecessors", "hold_jid_ad"))}
+        if not any(items.values()):
+            return {key: [] for key in items}
+        if self.live is None:
+            self._build()
+        jobs = self.snap["jobs"]
+
+        def owner_of(jid):
+            return (jobs.get(jid) or {}).get("owner")
+        return {key: predecessors.resolve(named, spec["owner"], spec["id"], self.live, self.names, owner_of)
+                for key, named in items.items()}
 
 
 def task_hard(snap, row):

@@ -5,7 +5,8 @@ carries a change set (see ``model.alteration``), context operations and hold
 letters to add and remove. For each target the handler checks the requester
 (owner, operator or manager), then every change; a job gets either all of
 its changes or none. An altered description is written back to the spool
-with its ``version`` raised by one, and the next pass schedules with it.
+with its ``version`` raised by one (the descriptions one request changed are flushed to
+disk together, before it is answered), and the next pass schedules with it.
 Running tasks keep what they started with: a change reaches a task that
 starts (or restarts) later. Answers use Grid Engine's messages; all of them,
 refusals included, go to stdout as qalter prints them.
@@ -219,14 +220,17 @@ def _check_name(changes):
         raise Refused(f'denied: "{jobcheck.shown(name)}" is not a valid job name')
 
 
-def _check_whole(state, job, changes, ops):
-    """The job description as it would be after the changes must pass the submit checks."""
+def _check_whole(work, job, changes, ops):
+    """The job description as it would be after the changes must pass the submit checks;
+    returns that description (None when nothing changes), to be stored as it is."""
     if not changes and not ops:
-        return
+        return None
+    changed = alteration.apply(job.spec, changes, ops)
     try:
-        jobcheck.check(alteration.apply(job.spec, changes, ops), types=intake._complex_types(state))
+        jobcheck.check(changed, types=work.types())
     except jobcheck.Invalid as exc:
         raise Refused(f"denied: {exc}") from None
+    return changed
 
 
 def _resolve_dependencies(state, job, changes):
@@ -322,8 +326,31 @@ def _hold_lines(job, plan):
 
 # ---------------------------------------------------------------- the handler
 
-def _alter_job(state, user, body, target):
-    """The answer lines for one target job; raises Refused when nothing may change."""
+class _Work:
+    """What one alter request works out once for all of its target jobs (the complex
+    types the changed descriptions are checked with), and the ids of the descriptions it
+    wrote, flushed to disk together before it is answered (``flush``)."""
+
+    def __init__(self, state):
+        self.state = state
+        self.written = []
+        self._types = None
+
+    def types(self):
+        if self._types is None:
+            self._types = intake._complex_types(self.state)
+        return self._types
+
+    def flush(self):
+        """The descriptions written, on disk (one flush of the spool's file system for
+        many: ``jobstore.sync_specs``)."""
+        written, self.written = self.written, []
+        jobstore.sync_specs(written)
+
+
+def _alter_job(state, user, body, target, work):
+    """The answer lines for one target job; raises Refused when nothing may change.
+    ``work``: the request's ``_Work``."""
     job = state.jobs.get(target["id"])
     if job is None or job.is_finished():
         raise Refused(f'denied: job "{target["id"]}" does not exist')
@@ -334,7 +361,7 @@ def _alter_job(state, user, body, target):
     _slots_as_pe(state, job, changes)
     _check_rights(state, user, job, changes)
     _check_name(changes)
-    _check_whole(state, job, changes, ops)
+    changed = _check_whole(work, job, changes, ops)
     if changes.get("pe") and urgency.ambiguous(changes["pe"], state.config.objects["pe"]):
         raise Refused(urgency.AMBIGUOUS.format("job"))
     _check_resources(state, job, changes)
@@ -346,9 +373,9 @@ def _alter_job(state, user, body, target):
     if plan:
         _apply_hold(state, job, target, add, remove)
     if changes or ops:
-        _store(state, job, changes, ops, deps)
+        _store(state, job, changes, deps, work, changed)
     elif plan:
-        _store(state, job, {}, [], {})
+        _store(state, job, {}, {}, work, alteration.apply(job.spec, {}))
     return lines + _report(job.id, f"{user}@{body.get('host', '')}", changes, _touched(changes, ops), deps)
 
 
@@ -374,16 +401,19 @@ def _check_condor_requests(state, user, job, changes, ops):
             raise Refused(f"denied: job {job.id}: {refusal.strip()}")
 
 
-def _store(state, job, changes, ops, deps):
+def _store(state, job, changes, deps, work, spec):
+    """Store ``spec``, the job's description with the ``changes`` (and context
+    operations) applied, as its new description; written to the spool unflushed (the
+    request flushes all it wrote at once: ``_Work.flush``)."""
     old_name = job.spec["name"]
-    spec = alteration.apply(job.spec, changes, ops)
     if _changes_condor_requests(job, changes):
         _condor_requests(state, spec, job.spec)
     for field, target in (("hold_jid", "predecessors"), ("hold_jid_ad", "ad_predecessors")):
         if field in deps:
             spec[target] = deps[field][0]
     spec["version"] = int(spec.get("version") or 0) + 1
-    jobstore.write_spec(spec)
+    jobstore.write_spec(spec, fsync=False)
+    work.written.append(spec["id"])
     job.spec = shared.description(spec)
     if spec["name"] != old_name:
         state.names.get(old_name, set()).discard(job.id)
@@ -475,12 +505,16 @@ def alter(state, dispatcher, req, now):
         state.log(f"W|qalter of {user} refused: {refused}")
         return 1, refused + "\n", ""
     out, code = [], 0
-    for target in body.get("targets") or []:
-        try:
-            out.extend(_alter_job(state, user, body, target))
-        except Refused as exc:
-            out.append(str(exc))
-            code = 1
-        else:
-            state.log(f"I|job {target['id']} altered by {user}")
+    work = _Work(state)
+    try:
+        for target in body.get("targets") or []:
+            try:
+                out.extend(_alter_job(state, user, body, target, work))
+            except Refused as exc:
+                out.append(str(exc))
+                code = 1
+            else:
+                state.log(f"I|job {target['id']} altered by {user}")
+    finally:
+        work.flush()                    # (before the answer says they changed)
     return code, "".join(line + "\n" for line in out), ""
