@@ -142,7 +142,7 @@ def test_the_published_batch_tables_are_shown_as_they_are():
     rows = made[qlisting.NOBATCH]           # a run's rows, made once when they never change
     assert len(rows) == len(listing["runs"])
     for run, text in zip(listing["runs"], rows):
-        if run[L.TASKS] is not None or run[L.STATE] in Q._RUNNING_STATES:
+        if run[L.TASKS] is not None or Q.holds_slot(run[L.STATE]):
             assert text is None
         elif text is not None:
             assert text.count("\n") == run[L.COUNT] and text.startswith(f"{run[L.ID]:4d}.0  ")

@@ -13,7 +13,10 @@ its owner's ad says but its private attributes). A proc's JobStatus is always th
 the status the procs were read from, even in an ad built from a stored
 state the daemon has already moved on (it writes a job's state before it
 publishes the status that shows it): so every view of one condor_q agrees,
-and a later condor_q never shows an earlier state. Finished procs are shown only while their
+and a later condor_q never shows an earlier state. The one exception is a
+hold the HTCondor side noted (``_held_since``), whose event is in the job's
+log before the status shows it: once its ad is built from such a state, the
+proc is held, with that hold's reason. Finished procs are shown only while their
 ``LeaveJobInQueue`` keeps them (until ``condor_rm -forcex``).
 
 Selections follow condor_q and condor_rm: ``C`` (a cluster), ``C.P``, a user
@@ -370,10 +373,13 @@ class AdSource:
         if job is None:
             return public_ad(self.snap, proc)
         ad = jobads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold, job.deleted, job.condor)
-        if ad.eval("JobStatus") != proc.status:
-            held = ad.eval("JobStatus") == HELD
+        stored = ad.eval("JobStatus")
+        noted = _held_since(job, proc.number) if stored == HELD and proc.status != HELD else None
+        if noted is not None:
+            proc.status, proc.hold = HELD, noted     # (held since the status was published)
+        elif stored != proc.status:
             ad["JobStatus"] = proc.status        # the published status rules (module docstring)
-            if held:                             # (a hold that has ended since)
+            if stored == HELD:                   # (a Grid Engine hold the published status does not show)
                 for name in ("HoldReason", "HoldReasonCode", "HoldReasonSubCode"):
                     if name in ad:
                         del ad[name]
@@ -386,6 +392,24 @@ class AdSource:
             ad["RemoteHosts"] = ",".join(proc.hosts)
         rejected(self.snap, proc, ad)
         return ad
+
+
+def _held_since(job, number):
+    """The hold [reason, code, subcode(, since)] the HTCondor side noted for task ``number``
+    of ``job`` (a stored state: condor_hold, a job or system policy, a failed start or
+    input transfer, a memory limit) while it holds the task (in the error state, or by
+    the hold letter such a hold sets, u), else None. The daemon writes such a hold's
+    012 event before it publishes the status that shows it, which it may put off a
+    moment: a proc its stored state shows so held is held, with that reason, as soon as
+    its event is in the log, as HTCondor's schedd shows it."""
+    from gridtools.model.job import TaskState
+    book = job.condor or _NO_FACTS
+    noted = ((book.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS).get("hold") or book.get("hold")
+    if not noted:
+        return None
+    if job.state_of(number) is TaskState.ERROR or "u" in job.holds_of(number):
+        return list(noted)
+    return None
 
 
 #: the negotiator's reason for a job it matched to a claimed slot (``sched.matchpass.WAITING``):
