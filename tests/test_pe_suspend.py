@@ -4,6 +4,7 @@ qrsh -inherit, on its own host and on the other one, and the nodes of an HTCondo
 parallel universe job; qmod -usj (qmod -us) continues them all."""
 
 import os
+import signal
 
 import pytest
 
@@ -106,7 +107,8 @@ other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
 echo $$ > {dir}/m.tmp; mv {dir}/m.tmp {dir}/m.pid
 while [ ! -e {dir}/go ]; do sleep 0.1; done
 qrsh -inherit "$other" 'echo $$ > {dir}/t1.tmp; mv {dir}/t1.tmp {dir}/t1.pid; exec sleep 120' &
-wait
+wait $!
+echo $? > {dir}/t1.tmp; mv {dir}/t1.tmp {dir}/t1.status
 """
 
 
@@ -122,9 +124,11 @@ def test_a_task_started_while_its_job_is_suspended_is_stopped(two_hosts, workdir
     cell.run("qmod", "-sj", str(jid), check=True)
     wait_state(cell, jid, "s")
     open(os.path.join(workdir, "go"), "w").close()
-    slave, = _pids(workdir, ("t1",))
-    # the task's suspend_method (SIGUSR1, not trapped by sleep) ends it: it got it
-    wait_for(lambda: process_state(slave) is None, timeout=15)
+    # the task's suspend_method (SIGUSR1, trapped by neither its shell nor sleep) ends it,
+    # whether it comes before the task wrote its pid or after: qrsh -inherit says the task
+    # was killed by it (128 + 10), long before its sleep would have ended
+    status, = wait_for(lambda: _read(workdir, ["t1.status"]), timeout=30)
+    assert status == 128 + signal.SIGUSR1
     cell.wait_finished(jid, timeout=30)          # (its script ends once the task ended)
 
 
