@@ -13,6 +13,7 @@ import time
 from condortools import submit as condor_submit
 from conftest import REPO, wait_for
 from qtools import jid_of, set_attr, wait_state
+from test_daemon_tick import ask
 
 
 # ---------------------------------------------------------------- the shepherd
@@ -96,30 +97,17 @@ def _submit(cell):
     return int(proc.stdout)
 
 
-def _ask(cell, daemon, *argv):
-    """Run a command that waits for the daemon's answer, ticking until it has it."""
-    proc = subprocess.Popen(list(argv), env=cell.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd="/tmp")
-    end = time.time() + 60
-    while proc.poll() is None and time.time() < end:
-        daemon.tick()
-        time.sleep(0.01)
-    out, err = proc.communicate(timeout=5)
-    assert proc.returncode == 0, err
-    return out
-
-
 def test_one_qdel_tells_the_shepherd_once(ticking):
     cell, daemon, fake = ticking
     jid = _submit(cell)
     daemon.tick()
-    assert "has registered the job" in _ask(cell, daemon, "qdel", str(jid))
+    assert "has registered the job" in ask(cell, daemon, "qdel", str(jid))
     for _ in range(20):
         daemon.tick()
     assert fake.signals == [(jid, 1, signal.SIGTERM)]
     assert not daemon.retry_deletes                 # (nothing to try again soon)
     for _ in range(3):                              # qdel again: already being deleted
-        _ask(cell, daemon, "qdel", str(jid))
+        ask(cell, daemon, "qdel", str(jid))
     assert fake.signals == [(jid, 1, signal.SIGTERM)]
     daemon.tick(now=time.time() + 61)               # a long while later: told again, once
     daemon.tick()
@@ -135,7 +123,7 @@ def test_a_shepherd_not_listening_yet_is_told_once_it_listens(ticking):
     jid = _submit(cell)
     daemon.tick()
     held = fake.locks.pop((jid, 1))                 # started, but not listening yet
-    _ask(cell, daemon, "qdel", str(jid))
+    ask(cell, daemon, "qdel", str(jid))
     daemon.tick()
     assert fake.signals == [] and daemon.retry_deletes
     fake.locks[(jid, 1)] = held

@@ -286,13 +286,9 @@ def _print_format(opts, path):
     the PRINTAS functions every tool has), its WHERE ANDed to the constraints; the file's
     problems are named on standard error as HTCondor's condor_history names them. Its
     lines are cut at the display's width less one unless -wide came before."""
-    from gridtools.cli.condor import printmask
+    from gridtools.cli.condor import printformat, printmask
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
+        text = printformat.read(path)
     except OSError:
         raise _fail(f"Can't open select file: {path}", f"Error: cannot execute print-format file {path}") from None
     mask = printmask.parse(text, truncate=True)

@@ -18,15 +18,20 @@ from gridtools.cli.condor import printmask
 from gridtools.errors import GridError, lines
 
 
+def read(path):
+    """The text of print-format file ``path`` ("-": standard input); OSError when it
+    cannot be read."""
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
 def load(path, tool):
     """The Mask of print-format file ``path`` for ``tool`` ("condor_status" or
     "condor_q": its fixed widths cut what is longer)."""
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
+        text = read(path)
     except OSError:
         raise GridError(lines(f"Can't open select file: {path}", f"Error: invalid select file {path}"), 1) from None
     mask = printmask.parse(text, truncate=tool == "condor_q", tool=tool)
