@@ -345,12 +345,16 @@ def copy_cell(template, root):
             os.chmod(copy, stat.S_IMODE(mode))
 
 
-def make_cell(slots=2, hosts=None, start=True, execds=False):
-    """A new cell; ``execds``: every host served by its own ``gridtools execd --host``."""
+def make_cell(slots=2, hosts=None, start=True, execds=False, condor_config=""):
+    """A new cell; ``execds``: every host served by its own ``gridtools execd --host``;
+    ``condor_config``: lines added to its etc/condor_config before its daemon starts."""
     root = tempfile.mkdtemp(prefix="gtcell-", dir="/tmp")
     hosts = list(hosts or ["testhost"])
     copy_cell(template_cell(slots, hosts), root)
     c = Cell(root, hosts[0])
+    if condor_config:
+        with open(os.path.join(root, "etc", "condor_config"), "a") as fh:
+            fh.write(condor_config)
     # tests must not depend on how busy the test machine is: no load alarm
     queue = os.path.join(root, "etc", "queues", "all.q")
     with open(queue) as fh:
@@ -410,10 +414,11 @@ def pytest_sessionfinish(session):
             os.unlink(path)
 
 
-def cell_fixture(**options):
+def cell_fixture(scope="function", **options):
     """A ``cell`` fixture made with ``make_cell``'s ``options``, for a module whose tests
-    want their cells made otherwise (``cell = cell_fixture(slots=2)``)."""
-    @pytest.fixture(name="cell")
+    want their cells made otherwise (``cell = cell_fixture(slots=2)``; ``scope``: the
+    fixture's, "module" for one cell the module's tests share)."""
+    @pytest.fixture(name="cell", scope=scope)
     def made():
         c = make_cell(**options)
         try:

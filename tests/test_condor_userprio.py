@@ -5,24 +5,13 @@ import os
 import re
 import time
 
-import pytest
-
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import cell_fixture, destroy_cell, make_cell, wait_for
 from gridtools.accounting.userprio import Accountant, Settings
 from gridtools.cli.condor import userprio_table
 from gridtools.cli.condor.userprio import record_ad
 
 
-@pytest.fixture
-def cell():
-    c = make_cell(slots=2, start=False)
-    with open(os.path.join(c.root, "etc", "condor_config"), "a") as fh:
-        fh.write("UID_DOMAIN = example.org\n")
-    c.start_daemon()
-    try:
-        yield c
-    finally:
-        destroy_cell(c)
+cell = cell_fixture(condor_config="UID_DOMAIN = example.org\n")
 
 
 def userprio(cell, *args, user=None, code=0):

@@ -8,22 +8,13 @@ import time
 
 import pytest
 
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import cell_fixture, wait_for
 from gridtools.accounting.userprio import Accountant, Settings
 from gridtools.cli.condor import userprio_table
 from gridtools.cli.condor.userprio import USAGE
 
 
-@pytest.fixture(scope="module")
-def cell():
-    c = make_cell(slots=2, start=False)
-    with open(os.path.join(c.root, "etc", "condor_config"), "a") as fh:
-        fh.write("UID_DOMAIN = example.org\n")
-    c.start_daemon()
-    try:
-        yield c
-    finally:
-        destroy_cell(c)
+cell = cell_fixture(scope="module", condor_config="UID_DOMAIN = example.org\n")
 
 
 def userprio(cell, *args, code=0):
@@ -109,6 +100,7 @@ def test_htcondor_display_options_are_accepted(cell, args):
 
 
 def test_display_options_change_the_table(cell):
+    userprio(cell, "-setfloor", "gtcarol@example.org", "3")         # (a submitter to list)
     lines = userprio(cell, "-allusers", "-groupid", "-order", "-sortkey").stdout.splitlines()
     assert lines[1].split() == ["Group", "Group", "Group"] and lines[2].split() == ["User", "Name", "Id",
                                                                                     "Order", "Sort", "Key"]
@@ -132,6 +124,7 @@ def test_name_and_pool_must_be_this_cell(cell):
 
 
 def test_inputfile_reads_a_saved_long_output(cell, tmp_path):
+    userprio(cell, "-setfloor", "gtcarol@example.org", "3")
     for form in ((), ("-legacy",)):
         saved = tmp_path / "prios"
         saved.write_text(userprio(cell, "-allusers", "-l", *form).stdout)
