@@ -1104,8 +1104,12 @@ def graceful_removal(conf, ad=None):
     """Whether a job (``ad``) removed or held gets its soft kill signal first: its
     WantGracefulRemoval when that reads as a boolean, else GRACEFULLY_REMOVE_JOBS of
     ``conf`` (true by default), as HTCondor's shadow decides (``jobWantsGracefulRemoval``).
-    False: SIGKILL at once."""
+    False: SIGKILL at once. A scheduler universe job has no shadow: its schedd always
+    sends it the action's signal (true)."""
     from gridtools.daemon import condorpolicy
+    from gridtools.formats.condor.jobattrs import SCHEDULER
+    if ad is not None and ad.eval("JobUniverse") == SCHEDULER:
+        return True
     if ad is not None and "WantGracefulRemoval" in ad:
         value = ad.eval("WantGracefulRemoval")
         if isinstance(value, (bool, int, float)):
@@ -1206,7 +1210,10 @@ error files emptied at the start (``plan["truncate"]``: HTCondor 24's starter
 empties them whatever AppendFiles says), but for a job that checkpoints
 (checkpoint_exit_code, WantCheckpointSignal), whose runs add to them as the
 starter opens them for it; its RemoveKillSig, when it has one, else its KillSig
-    when it is stopped (removed, held, vacated: the starter's graceful shutdown). ``mkdir``: the folders
+    when it is stopped (removed, held, vacated: the starter's graceful shutdown), but a
+    scheduler universe job (DAGMan), which the schedd signals itself, gets its
+    RemoveKillSig only when it is removed, and when it is held its HoldKillSig, else its
+    KillSig (``plan["stop_method"]``, for any stop that is no removal). ``mkdir``: the folders
     of relative remap paths are made when missing (``remap_mkdir``). ``pool``: the
     pool's transfer plugins (``exec.poolplugins``' table). ``measure``: when the scratch
     folder is measured while the job runs ((first, then every) seconds:
@@ -1216,7 +1223,8 @@ starter opens them for it; its RemoveKillSig, when it has one, else its KillSig
     to SIGKILL (``vacate_time``), and SIGKILL at once when it is removed and does not
     want a graceful removal (``graceful_removal``)."""
     from gridtools.daemon import jobside
-    from gridtools.formats.condor.spec import run_facts, signal_of
+    from gridtools.formats.condor.jobattrs import SCHEDULER
+    from gridtools.formats.condor.spec import kill_signal, run_facts, signal_of
     ad = proc_ad(job, number)
     facts = run_facts(ad)
     plan["exec"], plan["argv"] = facts["command"], [facts["command"]] + list(facts["args"])
@@ -1237,6 +1245,11 @@ starter opens them for it; its RemoveKillSig, when it has one, else its KillSig
     plan["terminate_method"] = signal_of(facts["kill_sig"])     # a signal's name, never a command
     if facts["remove_kill_sig"]:
         plan["remove_method"] = signal_of(facts["remove_kill_sig"])     # RemoveKillSig, when it has one
+    if facts["universe"] == SCHEDULER:
+        # (no starter: the schedd signals it itself, by the action; held: its HoldKillSig,
+        # else its KillSig; never its RemoveKillSig, which tells DAGMan it was removed)
+        hold_sig = kill_signal(ad, "HoldKillSig", None)
+        plan["stop_method"] = signal_of(hold_sig) if hold_sig else None
     plan["kill_after"] = vacate_time(ad, host_conf)
     if not graceful_removal(conf, ad):
         plan["graceful"] = False        # (condor_rm: SIGKILL at once)
@@ -1319,7 +1332,12 @@ def edit_ads(state, job, numbers, attrs):
     JobPrio) in line with proc 0. A job submitted with qsub keeps the edits beside its
     description (``job.condor["edits"]``, for the whole job); its JobPrio counts, and
     its RequestCpus and RequestMemory are changes of its Grid Engine requests (its PE's
-    slots, its memory request: ``grid_requests``), which its ad is made from."""
+    slots, its memory request: ``grid_requests``), which its ad is made from. While a
+    task of it runs they only lie over its ad, as HTCondor's condor_qedit of a running
+    job changes its ad and not the claim it runs in: the running task keeps the PE and
+    slots it was granted, which qstat -j and its accounting record name; the next edit
+    of the job while none of its tasks runs brings them into its description. A value
+    its description cannot hold is refused (``grid_request_refusal``: ``RequestRefused``)."""
     from gridtools.spool import jobs as jobstore
     spec = dict(job.spec)
     if spec.get("condor_ad"):
@@ -1332,10 +1350,14 @@ def edit_ads(state, job, numbers, attrs):
             spec["condor_ad"] = edited_texts(spec, positions, name, text)
         _refresh(spec, before, _derived(spec, counted), counted)
     else:                   # a qsub job: its ad is made from its description, the edits lie over it
-        attrs = grid_requests(spec, attrs)
         edits = job.condor.setdefault("edits", {})
-        for name in [n for n in edits if n.lower() in _GRID_REQUEST_ATTRS and n not in attrs]:
-            del edits[name]             # (its description says it now)
+        if not job.running():
+            # (requests edited while a task ran lay over its ad: they go into the description now)
+            named = {n.lower() for n in attrs}
+            earlier = {n: t for n, t in edits.items() if n.lower() in _GRID_REQUEST_ATTRS and n.lower() not in named}
+            attrs = grid_requests(spec, dict(earlier, **attrs))
+            for name in [n for n in edits if n.lower() in _GRID_REQUEST_ATTRS and n not in attrs]:
+                del edits[name]             # (its description says it now)
         edits.update(attrs)
         if not edits:
             del job.condor["edits"]
@@ -1352,6 +1374,27 @@ def edit_ads(state, job, numbers, attrs):
 _GRID_REQUEST_ATTRS = ("requestcpus", "requestmemory")
 
 
+class RequestRefused(ValueError):
+    """A condor_qedit of a qsub job's RequestCpus or RequestMemory that its Grid Engine
+    requests cannot hold: ``attr`` (as given) and ``reason`` (Grid Engine's words)."""
+
+    def __init__(self, attr, reason):
+        super().__init__(reason)
+        self.attr, self.reason = attr, reason
+
+
+def grid_request_refusal(spec, attrs):
+    """The ``RequestRefused`` condor_qedit of ``attrs`` would meet on a qsub job whose
+    description is ``spec`` (left unchanged), else None: a RequestMemory whose memory
+    request per slot is beyond what qsub and qalter take, a RequestCpus beyond the
+    slots a PE request may name."""
+    try:
+        grid_requests(dict(spec), attrs)
+    except RequestRefused as refused:
+        return refused
+    return None
+
+
 def grid_requests(spec, attrs):
     """condor_qedit of a job submitted with qsub (``spec``, changed here): a RequestCpus
     of N is its PE's slots (N of its PE, ``smp`` for a job without one; a job of one CPU
@@ -1359,10 +1402,15 @@ def grid_requests(spec, attrs):
     ``jobads.MEMORY_REQUESTS`` it names, else mem_free) of M/slots per slot, as the ad
     of such a job counts RequestMemory; a change of its slots alone keeps its
     RequestMemory. The attributes of ``attrs`` left to lie over its ad: those, and a
-    request whose value is no number (an expression), as they were."""
+    request whose value is no number (an expression), as they were. Raises
+    ``RequestRefused`` (``spec`` then unchanged) for slots beyond what a PE request may
+    name, or a memory request per slot that is no memory value qsub takes (out of range)."""
     import math
+    from gridtools.errors import InputError
+    from gridtools.formats import values
     from gridtools.formats.condor.spec import MEMORY_REQUEST, SMP_PE
-    wanted = {}
+    from gridtools.formats.jobcheck import MAX_JOB_ID
+    wanted, given = {}, {}
     for name, text in attrs.items():
         if name.lower() not in _GRID_REQUEST_ATTRS:
             continue
@@ -1372,9 +1420,14 @@ def grid_requests(spec, attrs):
             continue
         if type(value) in (int, float) and value - value == 0 and value >= 0:
             wanted[name.lower()] = int(math.ceil(value))
+            given[name.lower()] = name
     if not wanted:
         return attrs
+    if wanted.get("requestcpus", 0) > MAX_JOB_ID:
+        raise RequestRefused(given["requestcpus"], f'{wanted["requestcpus"]} slots are out of range '
+                                                   f"(at most {MAX_JOB_ID})")
     old_slots, old_memory, _hosts = jobads._sge_requests(spec)
+    had_pe, before_pe = "pe" in spec, spec.get("pe")
     if "requestcpus" in wanted:
         cpus = max(1, wanted["requestcpus"])
         pe = spec.get("pe")
@@ -1389,7 +1442,17 @@ def grid_requests(spec, attrs):
         hard = dict(resources.get("hard") or {})
         name = next((n for n in jobads.MEMORY_REQUESTS if n in hard), MEMORY_REQUEST)
         if memory > 0:
-            hard[name] = f"{-(-memory // slots)}M"
+            text = f"{-(-memory // slots)}M"
+            try:
+                values.parse_memory(text)
+            except InputError as exc:
+                if had_pe:
+                    spec["pe"] = before_pe
+                else:
+                    spec.pop("pe", None)
+                raise RequestRefused(given.get("requestmemory") or given["requestcpus"],
+                                     f"{values.not_a_value(name, 'MEMORY')}: {exc}") from None
+            hard[name] = text
         else:
             hard.pop(name, None)
         resources["hard"] = hard

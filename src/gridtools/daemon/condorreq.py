@@ -247,6 +247,26 @@ def _over_releases(job, number, limit):
 
 # ---------------------------------------------------------------- condor_qedit, condor_prio
 
+def _request_refusal(state, req, attrs):
+    """The refusal of an edit of the RequestCpus or RequestMemory of a job submitted with
+    qsub (one the requester may change, with a task still in the queue) that its Grid
+    Engine requests cannot hold (``condorjob.grid_request_refusal``), before any job is
+    changed; None when every target takes it."""
+    requester = user_name(req.uid)
+    for target in req.body.get("targets") or []:
+        job = state.jobs.get(target["id"])
+        if job is None or job.spec.get("condor_ad") or not auth.may_modify_job(state, requester, job):
+            continue
+        numbers = [n for n in _numbers(job, target) if job.state_of(n) is not TaskState.FINISHED]
+        if not numbers:
+            continue
+        refused = condorjob.grid_request_refusal(job.spec, attrs)
+        if refused is not None:
+            return (f'Failed to set attribute "{refused.attr}" for job {job.id}.{numbers[0] - 1}: '
+                    f"{refused.reason}")
+    return None
+
+
 def qedit(state, dispatcher, req, now):
     from gridtools.classad import parse
     attrs = req.body.get("attrs") or {}
@@ -271,6 +291,9 @@ def qedit(state, dispatcher, req, now):
 
     touched = {"priority" if name.lower() == "jobprio" else f"attribute {name}" for name in attrs}
     refused = _jsv_refusal(state, req, touched, "condor_qedit")
+    if refused:
+        return 1, "", refused + "\n"
+    refused = _request_refusal(state, req, attrs)
     if refused:
         return 1, "", refused + "\n"
 

@@ -847,8 +847,11 @@ class Shepherd:
         """End the job (qdel, requeue), after the -notify warning when one was asked for.
         An HTCondor job stopped (removed, held, vacated: its starter's graceful shutdown)
         that has a RemoveKillSig gets that signal at once instead (and SIGKILL
-        ``kill_after`` seconds later); one removed whose plan says it wants no graceful
-        removal (``graceful`` false) gets SIGKILL at once."""
+        ``kill_after`` seconds later); one whose plan has a ``stop_method`` (a scheduler
+        universe job, which its schedd signals by the action) gets its RemoveKillSig only
+        when removed, and that signal (its HoldKillSig; None: its KillSig) otherwise; one
+        removed whose plan says it wants no graceful removal (``graceful`` false) gets
+        SIGKILL at once."""
         self.killed_by = why
         if "notify_kill" in self.timers.pending:
             return
@@ -857,8 +860,11 @@ class Shepherd:
         if removal and self.plan.get("graceful") is False:
             jobproc.signal_job(pid, signal.SIGKILL)
             return
-        if self.plan.get("remove_method"):
-            jobproc.signal_job(pid, jobproc.signal_named(self.plan["remove_method"], signal.SIGTERM))
+        method = self.plan.get("remove_method")
+        if not removal and "stop_method" in self.plan:
+            method = self.plan["stop_method"]
+        if method:
+            jobproc.signal_job(pid, jobproc.signal_named(method, signal.SIGTERM))
             self._kill_later()
             return
         if not self._warned(pid, signal.SIGUSR2, "notify_kill"):
