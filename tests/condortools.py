@@ -13,6 +13,29 @@ def write(path, text, mode=0o644):
     return path
 
 
+class ConfigFolder:
+    """A cell folder (``root``) whose etc/condor_config, or another file of etc/, a test
+    writes (``write`` returns its path), for condor_config_val run on it without a daemon."""
+
+    def __init__(self, root):
+        self.root = root
+        self.etc = os.path.join(str(root), "etc")
+        self.config = os.path.join(self.etc, "condor_config")
+        os.makedirs(self.etc, exist_ok=True)
+
+    def write(self, text, name="condor_config"):
+        return write(os.path.join(self.etc, name), text)
+
+
+def read(path):
+    """The text of a file a job writes, "" while it is not there."""
+    try:
+        with open(path) as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return ""
+
+
 #: a transfer plugin by HTCondor's multi-file protocol: a URL's path names a file of the store
 #: folder, which it fetches or (-upload) fills; it notes who ran it in the store's ``ran_as``
 _STORE_PLUGIN = """#!/usr/bin/python3

@@ -269,16 +269,12 @@ def test_current_time_is_an_abstime_of_now():
 
 
 @pytest.fixture
-def zone():
+def zone(monkeypatch):
     """Asia/Kolkata (+05:30, no summer time) for the evaluation, then back."""
-    saved = os.environ.get("TZ")
-    os.environ["TZ"] = "Asia/Kolkata"
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
     time.tzset()
     yield
-    if saved is None:
-        os.environ.pop("TZ", None)
-    else:
-        os.environ["TZ"] = saved
+    monkeypatch.undo()
     time.tzset()
 
 

@@ -8,24 +8,15 @@ import sys
 
 import pytest
 
+from condortools import ConfigFolder
+
 BIN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin")
 
 
 @pytest.fixture
 def cell(tmp_path):
     """A cell whose etc/condor_config the test writes with cell.write()."""
-    etc = tmp_path / "etc"
-    etc.mkdir()
-
-    class Cell:
-        root = tmp_path
-        config = etc / "condor_config"
-
-        def write(self, text, name="condor_config"):
-            path = etc / name
-            path.write_text(text)
-            return str(path)
-    return Cell()
+    return ConfigFolder(tmp_path)
 
 
 def run(cell, *args, env=None, cmd="condor_config_val"):

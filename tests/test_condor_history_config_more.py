@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from condortools import ConfigFolder
 from conftest import BIN
 
 from test_condor_config_val import run
@@ -113,17 +114,7 @@ def test_userlog_that_cannot_be_opened_prints_the_heading(cell):
 @pytest.fixture
 def conf(tmp_path):
     """A cell folder whose etc/condor_config the test writes with conf.write()."""
-    etc = tmp_path / "etc"
-    etc.mkdir()
-
-    class Conf:
-        root = tmp_path
-
-        def write(self, text):
-            path = etc / "condor_config"
-            path.write_text(text)
-            return str(path)
-    return Conf()
+    return ConfigFolder(tmp_path)
 
 
 def test_filename_macros_expand(conf):

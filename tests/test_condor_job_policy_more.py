@@ -7,7 +7,7 @@ defaults of these knobs."""
 import os
 import time
 
-from condortools import events, history, statuses, submit, wait_events, wait_status, write
+from condortools import events, history, read, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
 from gridtools.daemon import condorpolicy
 from gridtools.jobads import parsed_ad
@@ -23,14 +23,6 @@ while :; do sleep 0.1; done
 
 def _traps(workdir):
     write(os.path.join(workdir, "traps.sh"), TRAPS, 0o755)
-
-
-def _read(path):
-    try:
-        with open(path) as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return ""
 
 
 def _ready(workdir, name):
@@ -55,7 +47,7 @@ def test_job_max_vacate_time_is_the_time_between_the_kill_signal_and_sigkill(cel
     wait_events(os.path.join(workdir, "mvt.log"), f"{cluster}.0", [0, 1, 9], timeout=20)
     wait_for(lambda: str(cluster) in history(cell, "-af", "ClusterId"), timeout=20)
     assert time.time() - began < 20
-    assert _read(os.path.join(workdir, "mvt.sig")) == "got TERM\n"
+    assert read(os.path.join(workdir, "mvt.sig")) == "got TERM\n"
     assert history(cell, str(cluster), "-af", "JobMaxVacateTime") == "2\n"
 
 
@@ -69,7 +61,7 @@ def test_without_job_max_vacate_time_the_machine_gives_its_max_vacate_time(cell,
     _ready(workdir, "mach")
     assert cell.run("condor_rm", str(cluster)).returncode == 0
     wait_events(os.path.join(workdir, "mach.log"), f"{cluster}.0", [0, 1, 9], timeout=20)
-    assert _read(os.path.join(workdir, "mach.sig")) == "got TERM\n"
+    assert read(os.path.join(workdir, "mach.sig")) == "got TERM\n"
 
 
 def test_want_graceful_removal_false_kills_the_job_at_once(cell, workdir):
@@ -80,7 +72,7 @@ def test_want_graceful_removal_false_kills_the_job_at_once(cell, workdir):
     _ready(workdir, "fast")
     assert cell.run("condor_rm", str(cluster)).returncode == 0
     wait_events(os.path.join(workdir, "fast.log"), f"{cluster}.0", [0, 1, 9], timeout=15)
-    assert _read(os.path.join(workdir, "fast.sig")) == ""
+    assert read(os.path.join(workdir, "fast.sig")) == ""
 
 
 def test_gracefully_remove_jobs_false_is_the_default_a_job_may_override(cell, workdir):
@@ -96,8 +88,8 @@ def test_gracefully_remove_jobs_false_is_the_default_a_job_may_override(cell, wo
     assert cell.run("condor_rm", str(fast), str(kind)).returncode == 0
     wait_events(os.path.join(workdir, "cfg.log"), f"{fast}.0", [0, 1, 9], timeout=15)
     wait_events(os.path.join(workdir, "kind.log"), f"{kind}.0", [0, 1, 9], timeout=15)
-    assert _read(os.path.join(workdir, "cfg.sig")) == ""
-    assert _read(os.path.join(workdir, "kind.sig")) == "got TERM\n"
+    assert read(os.path.join(workdir, "cfg.sig")) == ""
+    assert read(os.path.join(workdir, "kind.sig")) == "got TERM\n"
 
 
 def test_a_hold_sends_remove_kill_sig_when_the_job_has_one(cell, workdir):
@@ -112,12 +104,12 @@ def test_a_hold_sends_remove_kill_sig_when_the_job_has_one(cell, workdir):
     _ready(workdir, "both")
     _ready(workdir, "plain")
     assert cell.run("condor_hold", str(both), str(plain)).returncode == 0
-    wait_for(lambda: _read(os.path.join(workdir, "both.sig")) and _read(os.path.join(workdir, "plain.sig")),
+    wait_for(lambda: read(os.path.join(workdir, "both.sig")) and read(os.path.join(workdir, "plain.sig")),
              timeout=15)
     wait_for(lambda: cell.task_states(both) == {1: "pending"} and cell.task_states(plain) == {1: "pending"},
              timeout=15)
-    assert _read(os.path.join(workdir, "both.sig")) == "got USR1\n"
-    assert _read(os.path.join(workdir, "plain.sig")) == "got INT\n"
+    assert read(os.path.join(workdir, "both.sig")) == "got USR1\n"
+    assert read(os.path.join(workdir, "plain.sig")) == "got INT\n"
 
 
 def test_a_hold_of_a_job_that_wants_no_graceful_removal_kills_it_at_once(cell, workdir):
@@ -127,7 +119,7 @@ def test_a_hold_of_a_job_that_wants_no_graceful_removal_kills_it_at_once(cell, w
     _ready(workdir, "hk")
     assert cell.run("condor_hold", str(cluster)).returncode == 0
     wait_for(lambda: cell.task_states(cluster) == {1: "pending"}, timeout=15)
-    assert _read(os.path.join(workdir, "hk.sig")) == ""
+    assert read(os.path.join(workdir, "hk.sig")) == ""
     assert statuses(cell, f"{cluster}.0") == {f"{cluster}.0": 5}
 
 
@@ -140,7 +132,7 @@ def test_a_noop_job_completes_at_once_without_running(cell, workdir):
     log = os.path.join(workdir, "noop.log")
     for proc in (0, 1):
         wait_events(log, f"{cluster}.{proc}", [0, 5])
-    assert "(1) Normal termination (return value 4)" in _read(log)
+    assert "(1) Normal termination (return value 4)" in read(log)
     wait_for(lambda: history(cell, str(cluster), "-af", "ProcId", "JobStatus", "NumJobStarts")
              .splitlines() in (["1 4 0", "0 4 0"], ["0 4 0", "1 4 0"]), timeout=20)
     assert history(cell, f"{cluster}.0", "-af", "ExitCode", "IsNoopJob") == "undefined true\n"
@@ -153,7 +145,7 @@ def test_a_noop_job_with_an_exit_signal_held_at_submit_still_completes(cell, wor
                            "noop_job_exit_signal = 9\nhold = true\nlog = sig.log\nqueue\n", cwd=workdir)
     log = os.path.join(workdir, "sig.log")
     wait_events(log, f"{cluster}.0", [0, 12, 5])
-    assert "(0) Abnormal termination (signal 9)" in _read(log)
+    assert "(0) Abnormal termination (signal 9)" in read(log)
 
 
 def test_system_max_releases_refuses_a_users_release_past_it(cell, workdir, users):

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from condortools import submit as condor_submit
+from condortools import read, submit as condor_submit, write
 from conftest import REPO, wait_for
 from qtools import jid_of, set_attr, wait_state
 from test_daemon_tick import ask
@@ -137,21 +137,10 @@ def test_a_shepherd_not_listening_yet_is_told_once_it_listens(ticking):
 
 def _counting_job(workdir):
     """A job that notes each SIGTERM it gets and exits 3 s after the first one."""
-    path = os.path.join(workdir, "counting.sh")
-    with open(path, "w") as fh:
-        fh.write("#!/bin/sh\nleft=-1\ntrap 'echo term >> terms; left=30' TERM\necho up > started\n"
+    return write(os.path.join(workdir, "counting.sh"),
+                 "#!/bin/sh\nleft=-1\ntrap 'echo term >> terms; left=30' TERM\necho up > started\n"
                  "while [ \"$left\" != 0 ]; do\n  sleep 0.1\n"
-                 "  [ \"$left\" -gt 0 ] && left=$((left - 1))\ndone\nexit 0\n")
-    os.chmod(path, 0o755)
-    return path
-
-
-def _read(path):
-    try:
-        with open(path) as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return ""
+                 "  [ \"$left\" -gt 0 ] && left=$((left - 1))\ndone\nexit 0\n", 0o755)
 
 
 def test_one_qdel_sends_the_terminate_signal_once(cell, workdir):
@@ -163,7 +152,7 @@ def test_one_qdel_sends_the_terminate_signal_once(cell, workdir):
     wait_for(lambda: os.path.exists(os.path.join(workdir, "started")), timeout=60)
     cell.run("qdel", str(jid), check=True)
     cell.wait_finished(jid, timeout=90)
-    assert _read(os.path.join(workdir, "terms")) == "term\n"
+    assert read(os.path.join(workdir, "terms")) == "term\n"
     assert cell.job_state(jid)["tasks"]["1"]["exit_status"] == 0      # (it ended on its own)
 
 
@@ -173,4 +162,4 @@ def test_one_condor_rm_sends_the_kill_signal_once(cell, workdir):
     wait_for(lambda: os.path.exists(os.path.join(workdir, "started")), timeout=60)
     cell.run("condor_rm", str(cluster), check=True)
     cell.wait_finished(cluster, timeout=90)
-    assert _read(os.path.join(workdir, "terms")) == "term\n"
+    assert read(os.path.join(workdir, "terms")) == "term\n"
