@@ -3,7 +3,6 @@ times (string literals, fractions), infinities, anyCompare/allCompare, PCRE patt
 the clock and reference functions (currentTime, timeZoneOffset, dayTime, unresolved)."""
 
 import json
-import os
 import time
 import warnings
 
