@@ -85,6 +85,7 @@ def test_jobs_that_did_not_ask_are_left_alone(cell, workdir):
     cluster = submit(cell, f"executable = {script(workdir)}\narguments = {notes_file} 0\nqueue\n", cwd=workdir)
     jid = cell.qsub("-terse", "-b", "y", "sleep", "60", cwd=workdir, check=True).stdout.strip()
     running(cell, cluster)
+    wait_for(lambda: notes(notes_file) == ["started 1"])
     wait_for(lambda: cell.task_states(int(jid)).get(1) == "running")
     proc = cell.run("condor_checkpoint", "-all", check=True)
     assert proc.stdout == f'Sent "Checkpoint-All-Jobs" command to startd {cell.host}\n'
