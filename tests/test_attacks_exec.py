@@ -272,7 +272,7 @@ def test_a_link_another_user_planted_in_a_shared_folder_is_not_followed(cell, wo
     assert open(victim).read() == "unchanged\n"
     reason = [line for line in cell.run("qstat", "-j", str(jid)).stdout.splitlines()
               if line.startswith("error reason")]
-    assert reason and reason[0].endswith(f"can't open output file {planted}: Permission denied"), reason
+    assert reason and reason[0].endswith(f"can't open output file \"{planted}\": Permission denied"), reason
     own = os.path.join(shared, "alice-own.out")
     user_py(cell, alice, f"import os; os.symlink({victim!r}, {own!r})", check=True)
     jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", own, "echo", "mine",

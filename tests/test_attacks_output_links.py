@@ -67,7 +67,7 @@ def test_a_prolog_s_output_does_not_go_through_a_planted_file_link(cell, workdir
     else:
         assert open(victim).read() == "unchanged\n"
     reason = _error_reason(cell, jid)
-    assert reason and reason[0].endswith(f"can't open output file {link}: Permission denied"), reason
+    assert reason and reason[0].endswith(f"can't open output file \"{link}\": Permission denied"), reason
 
 
 @pytest.mark.parametrize("owner", ["root", "alice"])
@@ -88,7 +88,7 @@ def test_a_planted_folder_link_does_not_choose_where_the_output_goes(cell, workd
     assert _ended(cell, jid) == "error"
     assert os.listdir(victim) == []
     reason = _error_reason(cell, jid)
-    assert reason and reason[0].endswith(f"can't open output file {path}: Permission denied"), reason
+    assert reason and reason[0].endswith(f"can't open output file \"{path}\": Permission denied"), reason
 
 
 @pytest.mark.parametrize("owner", ["root", "alice"])

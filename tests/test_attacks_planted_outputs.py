@@ -55,7 +55,7 @@ def test_output_does_not_go_into_a_file_another_user_left_there(cell, workdir, u
     assert _ended(cell, jid) == "error"
     assert open(trap).read() == ""
     reason = [ln for ln in cell.run("qstat", "-j", str(jid)).stdout.splitlines() if ln.startswith("error reason")]
-    assert reason and reason[0].endswith(f"can't open output file {trap}: Permission denied"), reason
+    assert reason and reason[0].endswith(f"can't open output file \"{trap}\": Permission denied"), reason
     # alice's own file there is written as before
     mine = os.path.join(shared, "mine.out")
     user_py(cell, alice, f"open({mine!r}, 'w').write('before\\n')", check=True)

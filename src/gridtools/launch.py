@@ -399,8 +399,43 @@ def _instructions(raw, extended):
             yield op, arg
 
 
+#: what Python's locale coercion (PEP 538) sets LC_CTYPE to when the caller's locale is
+#: C or POSIX
+COERCED_CTYPES = (b"C.UTF-8", b"C.utf8", b"UTF-8")
+
+
+def keep_callers_locale():
+    """Undo Python's locale coercion in the environment: under the C or POSIX locale the
+    interpreter sets LC_CTYPE=C.UTF-8 in its own environment before any code runs (the
+    launchers' -I takes PYTHONCOERCECLOCALE away), and what the commands pass on (qsub
+    -V and -v, qalter, qrsh, condor_submit getenv, the programs they start) would carry
+    a variable the caller never set, or another value than the caller's. The
+    environment the process was started with stays in /proc/self/environ: LC_CTYPE goes
+    back to its value there, or away when it had none. Only read when LC_CTYPE holds a
+    value the coercion sets."""
+    import posix
+    value = posix.environ.get(b"LC_CTYPE")
+    if value not in COERCED_CTYPES:
+        return
+    try:
+        with open("/proc/self/environ", "rb") as given:
+            entries = given.read().split(b"\0")
+    except OSError:
+        return
+    original = next((entry[9:] for entry in entries if entry.startswith(b"LC_CTYPE=")), None)
+    if original == value:
+        return
+    if original is None:
+        del posix.environ[b"LC_CTYPE"]
+        posix.unsetenv(b"LC_CTYPE")
+    else:
+        posix.environ[b"LC_CTYPE"] = original
+        posix.putenv(b"LC_CTYPE", original)
+
+
 def main():
     """Run the command a launcher is named after, with sys.argv; never returns."""
+    keep_callers_locale()
     name = sys.argv[0].rpartition("/")[2]
     if "site" not in sys.modules:
         sys.meta_path.append(SiteOnDemand)

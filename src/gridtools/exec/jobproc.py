@@ -31,19 +31,29 @@ STEPS = (STEP_CWD, STEP_STDIN, STEP_STDOUT, STEP_STDERR, STEP_EXEC)
 #: the failure code of each step
 _STEP_CODES = {STEP_CWD: FAILED_CHDIR, STEP_STDIN: FAILED_OPEN, STEP_STDOUT: FAILED_OPEN,
                STEP_STDERR: FAILED_OPEN, STEP_EXEC: FAILED_SHELL}
-#: Grid Engine's words for a step that failed (the shepherd's error line)
-_STEP_WORDS = {STEP_CWD: "can't chdir to {}", STEP_STDIN: "can't open input file {}",
-               STEP_STDOUT: "can't open output file {}", STEP_STDERR: "can't open output file {}",
-               STEP_EXEC: "can't execute {}"}
+#: Grid Engine's words for a step that failed (the shepherd's error line): the path,
+#: then the errno's text when the words end in ":"
+_STEP_WORDS = {STEP_CWD: "can't chdir to {}:", STEP_STDIN: "can't open {} as dummy input file",
+               STEP_STDOUT: "can't open output file \"{}\":", STEP_STDERR: "can't open output file \"{}\":",
+               STEP_EXEC: "can't execute {}:"}
+#: how a stream's path failed before it was opened (``resolve_streams``): its stat()
+#: failed otherwise than for a missing file (the text carries the errno's and the
+#: identity's, as Grid Engine's build_path writes them), or stdin is a directory
+KIND_OPEN, KIND_STAT, KIND_DIR = "open", "stat", "dir"
+#: the name of a stream's path in Grid Engine's stat() failure
+_STREAM_CONF = {STEP_STDIN: "stdin_path", STEP_STDOUT: "stdout_path", STEP_STDERR: "stderr_path"}
 
 
 class StartFailed(Exception):
     """A step of a job's start failed: ``step`` (STEPS), the ``path`` it concerned, the
-    ``errno`` and its text; ``code`` is Grid Engine's failure code of the step."""
+    ``errno`` and its text; ``code`` is Grid Engine's failure code of the step.
+    ``kind`` (KIND_*) tells how a stream failed: its open, its stat() or, for stdin,
+    its being a directory."""
 
-    def __init__(self, step, path, err, text):
+    def __init__(self, step, path, err, text, kind=KIND_OPEN):
         super().__init__(step, path, err, text)
         self.step, self.path, self.errno, self.text = step, str(path), int(err or 0), text
+        self.kind = kind or KIND_OPEN
         self.code = _STEP_CODES.get(step, FAILED_BEFORE_JOB)
 
     @classmethod
@@ -51,8 +61,16 @@ class StartFailed(Exception):
         return cls(step, path, exc.errno, exc.strerror or str(exc))
 
     def reason(self):
+        """The failure in the words of Grid Engine's shepherd."""
+        if self.kind == KIND_STAT:
+            return f"can't stat() \"{self.path}\" as {_STREAM_CONF.get(self.step, 'path')}: {self.text}"
+        if self.kind == KIND_DIR:
+            return f"\"{self.path[:100]}\" is a directory not a file"
         words = _STEP_WORDS.get(self.step)
-        return f"{words.format(self.path)}: {self.text}" if words else f"before job: {self.text}"
+        if not words:
+            return f"before job: {self.text}"
+        words = words.format(self.path)
+        return f"{words} {self.text}" if words.endswith(":") else words
 
     def failure(self, code=None):
         """The failure as a task's result records it."""
@@ -60,12 +78,12 @@ class StartFailed(Exception):
                 "path": self.path, "errno": self.errno}
 
     def encode(self):
-        return f"{self.step}\0{self.errno}\0{self.path}\0{self.text}"
+        return f"{self.step}\0{self.errno}\0{self.path}\0{self.kind}\0{self.text}"
 
     @classmethod
     def decode(cls, text):
-        step, err, path, words = (text.split("\0", 3) + ["", "", ""])[:4]
-        return cls(step, path, int(err) if err.isdigit() else 0, words)
+        step, err, path, kind, words = (text.split("\0", 4) + ["", "", "", ""])[:5]
+        return cls(step, path, int(err) if err.isdigit() else 0, words, kind)
 
 _RLIMITS = {
     "h_cpu": resource.RLIMIT_CPU, "h_fsize": resource.RLIMIT_FSIZE,
@@ -135,8 +153,12 @@ def open_streams(plan):
     does at each start: when that open fails, the file is opened again without
     truncating it. The folders of ``plan["stream_dirs"]`` (an HTCondor job's
     output_directory) are made first (private to the owner), their parents too, by
-    ``ownfiles.makedirs_own`` (no link another user planted is followed)."""
+    ``ownfiles.makedirs_own`` (no link another user planted is followed). A failure
+    ``resolve_streams`` found (``plan["stream_failure"]``) is raised first."""
     from gridtools.ownfiles import makedirs_own
+    found = plan.get("stream_failure")
+    if found:
+        raise StartFailed(found["step"], found["path"], found["errno"], found["text"], found["kind"])
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
     truncate = plan.get("truncate") or ()
     for folder in plan.get("stream_dirs") or ():
@@ -170,8 +192,15 @@ def open_streams(plan):
 def open_stream(path, how):
     """Open one of the job's files as its owner (``ownfiles.open_own``: a link another
     user planted in a sticky folder anyone may write to is not followed, in any part of
-    the path)."""
+    the path). A path that ends in "/" names a directory, which is no file to write:
+    EISDIR (ENOTDIR when it names a file), as open(2) would say."""
     from gridtools.ownfiles import open_own
+    if path.endswith("/") and how & (os.O_WRONLY | os.O_RDWR):
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            pass
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     return open_own(path, how)
 
 
@@ -297,27 +326,69 @@ def _fifo_streams(plan):
 
 
 def resolve_streams(plan):
-    """Put the default file name inside an output path of the user's that is a
-    directory (``plan["stream_names"]``, see ``exec.plan.output_path``), as Grid
-    Engine's shepherd does; looked at with the job owner's rights, so that nobody
-    learns through it what lies in a folder closed to them, and walked as the files
-    are opened (``ownfiles.is_own_dir``): a link another user planted is no folder (the
-    open of the path then fails). SGE_STDOUT_PATH and SGE_STDERR_PATH follow."""
+    """Check the job's stream paths of the user's choosing (``plan["stream_names"]``,
+    see ``exec.plan.output_path``) as Grid Engine's shepherd does (build_path) before
+    it starts the job: an output path that is an existing directory gets the default
+    file name inside it (``path/name``); any other path stays as written. A path whose
+    stat() fails otherwise than for a missing file, or a stdin path that is a
+    directory, fails the job's start: ``plan["stream_failure"]``, which
+    ``open_streams`` raises. stderr is not looked at when it is joined to stdout.
+    Looked at with the job owner's rights, so that nobody learns through it what lies
+    in a folder closed to them, and walked as the files are opened
+    (``ownfiles.is_own_dir``): a link another user planted is no folder (the open of
+    the path then fails). SGE_STDOUT_PATH and SGE_STDERR_PATH follow (with -j y,
+    SGE_STDERR_PATH is the stdout path)."""
     names = plan.get("stream_names") or {}
     if not names:
         return
     from gridtools.ownfiles import is_own_dir
+    failure = None
     with owner_rights(plan):
         for key, name in names.items():
             path = plan.get(key)
-            if path and is_own_dir(path):
-                plan[key] = path + "/" + name
+            if not path or (key == STEP_STDERR and plan.get("join")):
+                continue
+            if key in _STREAM_CONF and failure is None:
+                failure = _stat_failure(plan, key, path)
+                if failure is not None:
+                    continue
+            if is_own_dir(path):
+                if key == STEP_STDIN:
+                    failure = failure or {"step": key, "path": path, "errno": errno.EISDIR,
+                                          "text": os.strerror(errno.EISDIR), "kind": KIND_DIR}
+                else:
+                    plan[key] = path + "/" + name
+    if failure is not None:
+        plan["stream_failure"] = failure
     for key, var in (("stdout", "SGE_STDOUT_PATH"), ("stderr", "SGE_STDERR_PATH")):
+        key = "stdout" if plan.get("join") else key
         if key in names:
             for env in (plan.get("env"), plan.get("proc_env")):
                 if env is not None:
                     env[var] = plan[key]
     plan["stream_names"] = {}
+
+
+def _stat_failure(plan, key, path):
+    """The start failure of a stream path whose stat() fails otherwise than for a missing
+    file (None when it does not), with Grid Engine's account of the identity that
+    looked: KRB5CCNAME, the uid, the gid and the groups (none when there are more than
+    ten, which its getgroups call does not take)."""
+    try:
+        os.stat(path)
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        err = exc.errno or 0
+    try:
+        groups = os.getgrouplist(plan["owner"], plan["gid"])
+    except (KeyError, OSError):
+        groups = [plan["gid"]]
+    groups = groups if len(groups) <= 10 else []
+    text = (f"{os.strerror(err)} KRB5CCNAME={os.environ.get('KRB5CCNAME') or 'none'} "
+            f"uid={plan['uid']} gid={plan['gid']} " + "".join(f"{g} " for g in groups))
+    return {"step": key, "path": path, "errno": err, "text": text, "kind": KIND_STAT}
 
 
 def spawn_directly(plan):

@@ -92,24 +92,24 @@ def output_path(spec, stream, pseudo, cwd, host, task, is_array, postfix=None):
     ``postfix`` ('po', 'pe') names the file of a PE procedure's stream instead.
 
     ``name`` is not empty when the path is the user's own choice, which may be a
-    directory: the file is then ``name`` inside it. Whether it is one is decided by
-    the shepherd with the job owner's rights (``jobproc.resolve_streams``), never here:
-    the daemon runs as root and must not probe the users' folders."""
+    directory. Whether it is one is decided by the shepherd with the job owner's
+    rights (``jobproc.resolve_streams``), never here: the daemon runs as root and
+    must not probe the users' folders. As Grid Engine's shepherd (build_path), only
+    an existing directory gets ``name`` inside it (``path/name``: a path written
+    with a trailing ``/`` gives ``path//name``); any other path is opened as written,
+    so a trailing ``/`` naming no directory fails the job's start (Is a directory).
+    A stdin path that is a directory fails it too (its ``name`` only marks it as the
+    user's choice)."""
     field = {"o": "stdout", "e": "stderr", "i": "stdin"}[stream]
     chosen = _pick_path(spec.get(field), host)
-    if stream == "i":
-        if not chosen:
-            return "/dev/null", ""
-        chosen = expand_pseudo(chosen, pseudo)
-        return (chosen if os.path.isabs(chosen) else os.path.join(cwd, chosen)), ""
     name = default_name(pseudo, postfix or stream, task, is_array)
+    if stream == "i" and not chosen:
+        return "/dev/null", ""
     if not chosen:
         return os.path.join(cwd, name), ""
     chosen = expand_pseudo(chosen, pseudo)
     if not os.path.isabs(chosen):
         chosen = os.path.join(cwd, chosen)
-    if chosen.endswith("/"):
-        return (chosen + "/" + name if not chosen.endswith("//") else chosen + name), ""
     return chosen, name
 
 
@@ -177,7 +177,8 @@ def grid_variables(spec, task, ctx):
         "SGE_ROOT": ctx["root"], "GRIDTOOLS_ROOT": ctx["root"], "SGE_BINARY_PATH": ctx.get("binary_path", ""),
         "SGE_EXECD_PIDFILE": ctx.get("execd_pidfile", ""),
         "SGE_CWD_PATH": ctx["cwd"], "PWD": ctx["cwd"], "SGE_JOB_SPOOL_DIR": ctx["spool_dir"],
-        "SGE_STDOUT_PATH": ctx["stdout"], "SGE_STDERR_PATH": ctx["stderr"],
+        # (with -j y, SGE_STDERR_PATH names the stdout file, as Grid Engine's shepherd sets it)
+        "SGE_STDOUT_PATH": ctx["stdout"], "SGE_STDERR_PATH": ctx["stdout" if spec.get("join") else "stderr"],
         "SGE_STDIN_PATH": ctx["stdin"], "TMPDIR": ctx["tmpdir"]["path"], "TMP": ctx["tmpdir"]["path"],
     })
     if spec.get("interactive"):         # (qrsh: its streams are qrsh's own, no files: as Grid Engine's)
