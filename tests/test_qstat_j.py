@@ -143,9 +143,11 @@ def test_queue_messages_are_global(plain, line, number):
     (["pe_too_few", "smp", 0], 'cannot run in PE "smp" because it only offers 0 slots', 24),
     (["resource_value", "h_vmem=1G", "all.q@h", "qf", "h_vmem", "500M"],
      '(-l h_vmem=1G) cannot run in queue "all.q@h" because it offers only qf:h_vmem=500M', 17),
-    (["user_list", "all.q@h"],
-     'cannot run in queue instance "all.q@h" because job owner "alice" is not in any user list of '
-     "the queue", 1)])
+    (["user_list", "all.q@h"], 'has no permission for queue "all.q@h"', 1),
+    (["xproject_list", "all.q@h", "big"],
+     '(project big) is not allowed to run in queue "all.q@h" based on the excluded project list', 4),
+    (["host_xproject", "big", "h"],
+     '(project big) is not allowed to run in host "h" based on the excluded project list', 4)])
 def test_job_messages_have_grid_engine_numbers(plain, line, number):
     msg, is_global = qstat_msgs.render(plain, "alice")
     assert (msg, is_global, qstat_msgs.job_message(msg)[0]) == (line, False, number)

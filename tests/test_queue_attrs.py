@@ -107,14 +107,12 @@ def test_user_lists_and_xuser_lists(cell, users, workdir):
     bobs = jid_of(cell.qsub("-b", "y", "true", cwd=workdir, user="gtbob"))
     alices = jid_of(cell.qsub("-b", "y", "true", cwd=workdir, user="gtalice"))
     cell.wait_finished(alices)
-    wait_for(lambda: f'cannot run in queue instance "{Q}" because job owner "gtbob" is not in any '
-             'user list of the queue' in reasons(cell, bobs))
+    wait_for(lambda: f'has no permission for queue "{Q}"' in reasons(cell, bobs))
     set_attr(cell, "all.q", "user_lists", "NONE")
     set_attr(cell, "all.q", "xuser_lists", "gtallowed")
     cell.wait_finished(bobs)
     alices = jid_of(cell.qsub("-b", "y", "true", cwd=workdir, user="gtalice"))
-    wait_for(lambda: f'cannot run in queue instance "{Q}" because job owner "gtalice" is in an '
-             'excluded user list of the queue' in reasons(cell, alices))
+    wait_for(lambda: f'has no permission for queue "{Q}"' in reasons(cell, alices))
 
 
 def test_projects_and_xprojects(cell, workdir):
@@ -125,14 +123,16 @@ def test_projects_and_xprojects(cell, workdir):
     wrong = jid_of(cell.qsub("-P", "proj2", "-b", "y", "true", cwd=workdir))
     right = jid_of(cell.qsub("-P", "proj1", "-b", "y", "true", cwd=workdir))
     cell.wait_finished(right)
-    why = f'cannot run in queue instance "{Q}" because it is not contained in its project list'
-    wait_for(lambda: why in reasons(cell, none) and why in reasons(cell, wrong))
+    wait_for(lambda: f'(no project) does not have the correct project to run in queue "{Q}"'
+             in reasons(cell, none) and
+             f'(project proj2) does not have the correct project to run in queue "{Q}"'
+             in reasons(cell, wrong))
     set_attr(cell, "all.q", "projects", "NONE")
     set_attr(cell, "all.q", "xprojects", "proj1")
     cell.wait_finished(none)
     cell.wait_finished(wrong)
     excluded = jid_of(cell.qsub("-P", "proj1", "-b", "y", "true", cwd=workdir))
-    wait_for(lambda: f'cannot run in queue instance "{Q}" because it is contained in its excluded '
+    wait_for(lambda: f'(project proj1) is not allowed to run in queue "{Q}" based on the excluded '
              'project list' in reasons(cell, excluded))
 
 

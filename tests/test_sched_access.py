@@ -41,7 +41,8 @@ def test_a_hosts_project_lists():
               jobs=[{"id": 1, "qsub": "-P big"}, {"id": 2}])
     decisions, found = run(sc)
     assert found == ["2.1 all.q@h1=1"]
-    assert reasons(decisions, 1) == ['(project big) does not have the correct project to run in host "h1"']
+    assert reasons(decisions, 1) == ['(project big) is not allowed to run in host "h1" based on the '
+                                     'excluded project list']
 
 
 def test_a_deny_list_that_no_longer_exists_denies_everyone():
@@ -51,7 +52,7 @@ def test_a_deny_list_that_no_longer_exists_denies_everyone():
     sc = {"hosts": ["h1"], "slots": 1, "queue": {"xuser_lists": "gone"}, "jobs": [{"id": 1}]}
     decisions, found = run(sc)
     assert found == []
-    assert any("excluded user list" in r for r in reasons(decisions, 1))
+    assert reasons(decisions, 1) == ['has no permission for queue "all.q@h1"']
     sc = {"hosts": ["h1"], "slots": 1, "exechost": {"h1": {"xuser_lists": "gone"}}, "jobs": [{"id": 1}]}
     decisions, found = run(sc)
     assert found == [] and reasons(decisions, 1) == ['has no permission for host "h1"']

@@ -170,7 +170,9 @@ def test_an_immediate_job_that_is_held_deferred_or_waits_for_another_is_rejected
 
 
 def test_posix_priority_orders_the_jobs():
-    sc = {"hosts": ["h1"], "slots": 1, "sched": {"weight_priority": 1},
+    """With urgency weighing nothing (the oldest job's waiting time would outweigh the
+    0.049 that -p 100 is worth over -1024..1024)."""
+    sc = {"hosts": ["h1"], "slots": 1, "sched": {"weight_priority": 1, "weight_urgency": 0},
           "jobs": [{"id": 1, "qsub": "-p -100"}, {"id": 2}, {"id": 3, "qsub": "-p -10"}]}
     decisions, started = run(sc)
     assert started == ["2.1 all.q@h1=1"]

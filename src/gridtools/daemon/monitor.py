@@ -12,6 +12,10 @@ start, between START and STOP lines. A pass is monitored after ``qconf
 ``MONITOR=1``; as in Grid Engine, the run log is written only for the pass
 ``qconf -tsm`` asked for (``State.monitor_next``), MONITOR=1 keeps the schedule file
 alone.
+
+``params`` ``PROFILE=1`` has each pass's time logged to the messages file as Grid
+Engine's scheduler logs it (``profile_line``): a ``P`` line "PROF: scheduled in
+wall (u user + s system = cpu): ..." with what the pass handled.
 """
 
 import time
@@ -31,6 +35,33 @@ def wanted(snap):
     """True when sched_conf's params ask for monitoring of every pass (MONITOR=1/true)."""
     value = str(snap.config.params.get("MONITOR", "0")).strip().lower()
     return value in ("1", "true", "yes", "y")
+
+
+def profiled(snap):
+    """True when sched_conf's params ask for the pass times (PROFILE=1/true)."""
+    value = snap.config.params.get("PROFILE")
+    return value is not None and str(value).strip().lower() in ("1", "true", "yes", "y")
+
+
+def profile_line(snap, decisions, wall, user, system):
+    """The messages line of a profiled pass, in the words of Grid Engine's
+    sge_sched_thread ("PROF: scheduled in ..."), with the counts gridtools' pass has:
+    sequential and parallel starts, orders (starts, suspensions and kills), hosts,
+    queue instances (all and those taking jobs), jobs pending, running, suspended,
+    held, in error, and all."""
+    parallel = sum(1 for s in decisions.starts if s.pe)
+    orders = len(decisions.starts) + len(decisions.suspends) + len(decisions.kills)
+    held = sum(1 for j in snap.jobs if j.held_all)
+    error = sum(1 for j in snap.jobs if j.error)
+    suspended = sum(1 for r in snap.running if r.suspended)
+    running = len({r.job_id for r in snap.running})
+    open_queues = sum(1 for qi in snap.queues if qsel.closed(qi, snap.hosts.get(qi.host)) is None)
+    waiting = len(snap.jobs) - held - error
+    return (f"P|PROF: scheduled in {wall:.3f} (u {user:.3f} + s {system:.3f} = {user + system:.3f}): "
+            f"{len(decisions.starts) - parallel} sequential, {parallel} parallel, {orders} orders, "
+            f"{len(snap.hosts)} H, {open_queues} Q, {len(snap.queues)} QA, {waiting} J(qw), "
+            f"{running - suspended} J(r), {suspended} J(s), {held} J(h), {error} J(e), "
+            f"{len(snap.jobs) + running} J(all)")
 
 
 def load_correction_lines(snap, now):

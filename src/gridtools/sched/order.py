@@ -5,7 +5,8 @@ Grid Engine's order (sge_priority(5))::
     prio = weight_priority * npprior + weight_urgency * nurg + weight_ticket * ntckts
 
 each term normalized as ``sched.priority`` says (urgency over the pending
-and running jobs, tickets from 0, POSIX priority over the pending jobs);
+and running jobs, tickets from 0, POSIX priority over the fixed range
+-1024..1024);
 tickets come from the share
 tree, functional and override policies (``sched.policy``), urgency from the
 jobs' requests, waiting time and deadlines (``sched.urgency``). The
@@ -213,7 +214,7 @@ def _order_without_tickets(snap, config):
     # (the Normalizer's sum, written out: with waiting time every job has numbers of its own)
     wp, wu, wt = config.weight_priority, config.weight_urgency, config.weight_ticket
     ntckts = priority_mod.Range().normalized(0.0)
-    posix = priority_mod.Range.of(j.priority for j in eligible)
+    posix = priority_mod.POSIX_RANGE
     shared, numbers = {}, {}
 
     def numbers_of(priority, urg):

@@ -6,11 +6,11 @@ Urgency is normalized as Grid Engine normalizes it, over the pending and
 the running jobs (the lowest value among them maps to 0, the highest to 1;
 a running job's urgency counts its waiting time up to now, as a pending
 job's does), and tickets from 0 to the most any pending or running job has.
-POSIX priority (-p) is normalized over the pending jobs, as the job-sorting
-example of the Grid Engine documentation computes it (a job with -p 100
-among jobs with -p 0 gets npprior 1), not over the fixed range -1023..1024
-that Grid Engine 8.1.9 uses; running jobs get it clipped to 0..1. When a
-range is (nearly) empty every job gets 0.5.
+POSIX priority (-p) is normalized over a fixed range, as Grid Engine 8.1.9
+does: npprior = (ppri + 1024) / 2048, so -p 0 gives 0.5 and -p -100 gives
+0.45117 whatever the other jobs are, for pending and running jobs alike
+(``POSIX_RANGE``). When the urgency or ticket range is (nearly) empty every
+job gets 0.5 for it.
 
 Pending jobs are tried highest priority first; equal priorities go to the
 earlier submission, then to the lower job id.
@@ -24,6 +24,10 @@ from gridtools.sched.policy import tickets as tickets_mod
 
 #: a range narrower than this normalizes every value to 0.5 (as Grid Engine does)
 EPSILON = 0.00001
+
+#: the range POSIX priority is normalized over: ppri + 1024 (the stored priority, 0..2048)
+#: divided by 2048
+POSIX_LOW, POSIX_HIGH = -1024.0, 1024.0
 
 
 def normalize(value, low, high):
@@ -49,6 +53,10 @@ class Range:
             return 0.5
         share = (value - self.low) / (self.high - self.low)
         return 0.0 if share < 0.0 else 1.0 if share > 1.0 else share
+
+
+#: npprior of every job: its POSIX priority over -1024..1024
+POSIX_RANGE = Range(POSIX_LOW, POSIX_HIGH)
 
 
 class Priority(NamedTuple):
@@ -94,12 +102,12 @@ def prioritize(jobs, urgencies, tickets, config):
 
     ``urgencies``: job id -> Urgency; ``tickets``: a TicketResult.
     Urgency is normalized over all of them, tickets from 0 to their most, POSIX
-    priority over the jobs with pending tasks.
+    priority over the fixed range (``POSIX_RANGE``).
     """
     by_job = tickets.jobs
     raw = [(job, urgencies[job.id], by_job[job.id].total if job.id in by_job else 0.0)
            for job in jobs]
-    normalizer = Normalizer(Range.of(job.priority for job, _, _ in raw if job.pending), Range.of(urg.total for _, urg, _ in raw),
+    normalizer = Normalizer(POSIX_RANGE, Range.of(urg.total for _, urg, _ in raw),
                             Range(0.0, max((total for _, _, total in raw), default=0.0)),
                             (config.weight_priority, config.weight_urgency, config.weight_ticket))
     make = normalizer.priority

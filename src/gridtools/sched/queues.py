@@ -50,9 +50,9 @@ def access_denied(req, owner, qi):
     if qi.xuser_lists and (qi.xuser_unknown or req.userlists.intersection(qi.xuser_lists)):
         return Reason(Why.XUSER_LIST, (qi.name, owner))
     if qi.projects and req.project not in qi.projects:
-        return Reason(Why.PROJECT_LIST, (qi.name,))
+        return Reason(Why.PROJECT_LIST, (qi.name, req.project or ""))
     if qi.xprojects and req.project and req.project in qi.xprojects:
-        return Reason(Why.XPROJECT_LIST, (qi.name,))
+        return Reason(Why.XPROJECT_LIST, (qi.name, req.project))
     if qi.host_access:
         return _host_denied(req, qi)
     return None
@@ -64,8 +64,10 @@ def _host_denied(req, qi):
     if users and not req.userlists.intersection(users) or \
             xusers and (xunknown or req.userlists.intersection(xusers)):
         return Reason(Why.NO_PERMISSION, ("host", qi.host))
-    if projects and req.project not in projects or xprojects and req.project in xprojects:
+    if projects and req.project not in projects:
         return Reason(Why.HOST_PROJECT, (req.project or "", qi.host))
+    if xprojects and req.project and req.project in xprojects:
+        return Reason(Why.HOST_XPROJECT, (req.project, qi.host))
     return None
 
 

@@ -54,10 +54,11 @@ class Why(ClosedSet):
     NOT_IN_CKPT_LIST = "not_in_ckpt_list"  # (queue instance, ckpt)
     USER_LIST = "user_list"               # (queue instance, owner)
     XUSER_LIST = "xuser_list"             # (queue instance, owner)
-    PROJECT_LIST = "project_list"         # (queue instance,)
-    XPROJECT_LIST = "xproject_list"       # (queue instance,)
+    PROJECT_LIST = "project_list"         # (queue instance, project or ""): not in its projects
+    XPROJECT_LIST = "xproject_list"       # (queue instance, project): in its xprojects
     NO_PERMISSION = "no_permission"       # ("host", host): its access lists keep the owner out
-    HOST_PROJECT = "host_project"         # (project or "", host): its project lists refuse it
+    HOST_PROJECT = "host_project"         # (project or "", host): not in the host's projects
+    HOST_XPROJECT = "host_xproject"       # (project, host): in the host's xprojects
     RESOURCE_SHORT = "resource_short"     # (request text, level word, where, complex, left[, reserved])
     RESOURCE_ABSENT = "resource_absent"   # (request text, queue instance, complex)
     RESOURCE_VALUE = "resource_value"     # (request text, queue instance, level, complex, offer)

@@ -134,10 +134,16 @@ def default_words():
     return words + read_user_option_file(".sge_ar_request")
 
 
+class WindowRefused(InputError):
+    """A window Grid Engine's ar_validate refuses: its sentence goes to stdout, as the
+    qmaster's answer does."""
+
+
 def window(req, now):
     """(start, end) of the request: -a (default now, in whole seconds as Grid Engine
     keeps it, so that -e alone gives the duration between the two shown), then -e or
-    -a plus -d."""
+    -a plus -d. Whether the start is in the past is the daemon's to judge, by its
+    clock."""
     start = req["start"]
     end = req["end"]
     if end is None and req["duration"] is None:
@@ -147,8 +153,10 @@ def window(req, now):
     if end is None:
         end = start + req["duration"]
     elif req["duration"] is not None and end - start != req["duration"]:
-        raise InputError("difference between end and start time does not correspond to duration")
-    if end <= start:
+        raise WindowRefused("difference between end and start time does not correspond to duration")
+    if end < start and req["start"] is not None:
+        raise WindowRefused("start time is later than end time")
+    if end <= start and req["start"] is not None:
         raise InputError("the end time of the advance reservation must be after its start time")
     return start, end
 
@@ -177,6 +185,9 @@ def main(argv, prog="qrsub"):
     except UsageError as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
         return exc.exit_code
+    except WindowRefused as exc:
+        sys.stdout.write(f"{exc}\n")
+        return exc.exit_code
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
@@ -196,5 +207,7 @@ def _run(argv):
     body.update(start=start, end=end)
     if req["start"] is None and req["end"] is None:     # -d alone: it starts when the daemon takes it
         body.update(start=None, end=None, duration=req["duration"])
+    elif req["start"] is None and req["duration"] is None:  # -e alone: from the daemon's now
+        body.update(start=None)
     body["id"] = ids.allocate("ar")[0] if req["verify"] != "v" else 0
     return ask("ar_submit", body)

@@ -55,6 +55,17 @@ def _not_type(a, _o):
     return f'cannot run in queue instance "{a[0]}" because it is not of type {a[1]}'
 
 
+def _wrong_project(project, kind, where):
+    """A queue's or host's project list refuses the job's project (or the job has none)."""
+    who = f"(project {project})" if project else "(no project)"
+    return f'{who} does not have the correct project to run in {kind} "{where}"'
+
+
+def _excluded_project(project, kind, where):
+    """A queue's or host's excluded project list names the job's project."""
+    return f'(project {project}) is not allowed to run in {kind} "{where}" based on the excluded project list'
+
+
 #: message numbers and generic texts of the kinds of NOT_TYPE other than batch
 _TYPE_GENERIC = {"interactive": (11, "Jobs can not run because queue instance is not interactive"),
                  "parallel": (13, "Jobs can not run in queue instance because the job is not parallel")}
@@ -86,18 +97,13 @@ _TEXT = {
     Why.NOT_IN_PE_LIST: lambda a, o: f'cannot run in queue "{a[0]}" because PE "{a[1]}" is not in pe list',
     Why.NOT_IN_CKPT_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because ckpt object '
                                         f'"{a[1]}" is not in ckpt list of queue'),
-    Why.USER_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because job owner "{o}" is not '
-                                 "in any user list of the queue"),
-    Why.XUSER_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because job owner "{o}" is in '
-                                  "an excluded user list of the queue"),
-    Why.PROJECT_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because it is not contained '
-                                    "in its project list"),
-    Why.XPROJECT_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because it is contained in '
-                                     "its excluded project list"),
+    Why.USER_LIST: lambda a, o: f'has no permission for queue "{a[0]}"',
+    Why.XUSER_LIST: lambda a, o: f'has no permission for queue "{a[0]}"',
+    Why.PROJECT_LIST: lambda a, o: _wrong_project(a[1] if len(a) > 1 else "", "queue", a[0]),
+    Why.XPROJECT_LIST: lambda a, o: _excluded_project(a[1] if len(a) > 1 else "", "queue", a[0]),
     Why.NO_PERMISSION: lambda a, o: f'has no permission for {a[0]} "{a[1]}"',
-    Why.HOST_PROJECT: lambda a, o: (f'(project {a[0]}) does not have the correct project to run in '
-                                    f'host "{a[1]}"' if a[0] else
-                                    f'(no project) does not have the correct project to run in host "{a[1]}"'),
+    Why.HOST_PROJECT: lambda a, o: _wrong_project(a[0], "host", a[1]),
+    Why.HOST_XPROJECT: lambda a, o: _excluded_project(a[0], "host", a[1]),
     Why.RESOURCE_SHORT: _short,
     Why.RESOURCE_ABSENT: lambda a, o: (f'(-l {a[0]}) cannot run in queue "{a[1]}" because job requests '
                                        f"unknown resource ({a[2]})"),
@@ -136,6 +142,7 @@ _JOB_GENERIC = {
     Why.USER_LIST: (1, "Jobs can not run because of missing permission for queue instances"),
     Why.XUSER_LIST: (1, "Jobs can not run because of missing permission for queue instances"),
     Why.XPROJECT_LIST: (4, "Jobs can not run because their project is excluded from queue instances"),
+    Why.HOST_XPROJECT: (4, "Jobs can not run because their project is excluded from queue instances"),
     Why.NO_PERMISSION: (1, "Jobs can not run because of missing permission for queue instances"),
     Why.HOST_PROJECT: (2, "Jobs can not run because their project is not allowed in queue instances"),
     Why.PROJECT_LIST: (2, "Jobs can not run because their project is not allowed in queue instances"),
