@@ -55,7 +55,7 @@ def test_a_missing_input_file_holds_the_job_with_one_held_event(cell, workdir):
     waited = cell.run("condor_wait", "-wait", "1", log)          # a held job has not ended
     assert (waited.returncode, waited.stdout) == (1, "Time expired.\n")
     assert events(log)[jid] == [0, 1, 12]
-    assert "can't open input file " + missing in cell.run("qstat", "-j", str(cluster)).stdout
+    assert "can't open " + missing + " as dummy input file" in cell.run("qstat", "-j", str(cluster)).stdout
 
 
 def test_an_output_file_a_user_cannot_open_holds_with_unable_to_open_output(cell, workdir, users):
