@@ -121,15 +121,17 @@ def test_qrsh_immediate_refused_when_full_and_waits_with_now_n(cell, workdir):
     proc = cell.run("qrsh", "hostname", cwd=workdir)
     assert proc.returncode == 1
     assert proc.stderr == 'Your "qrsh" request could not be scheduled, try again later.\n'
-    t0 = time.time()
-    waiting = subprocess.Popen(["qrsh", "-now", "n", "echo", "waited"], cwd=workdir, env=cell.env,
+    waiting = subprocess.Popen(["qrsh", "-now", "n", "echo waited"], cwd=workdir, env=cell.env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    jid = wait_for(lambda: next((int(line.split()[0]) for line in cell.run("qstat").stdout.splitlines()[2:]
+                                 if line.split()[4:5] == ["qw"]), None))         # (the only one waiting)
+    # (a pass has looked at it: it gave a reason; bytes: Grid Engine joins the arguments of
+    # QRSH_COMMAND in env_list with 0xff)
+    wait_for(lambda: b"\nscheduling info:" in cell.run("qstat", "-j", str(jid), text=False).stdout)
     assert waiting.poll() is None        # still waiting for a slot, not refused
     open(release, "w").close()
     out, _err = waiting.communicate(timeout=60)
     assert waiting.returncode == 0 and out == "waited\n"
-    assert time.time() - t0 > 1.0
 
 
 def test_qrsh_needs_an_interactive_queue(cell, workdir):
@@ -217,7 +219,7 @@ def test_plain_qdel_ends_a_job_waiting_for_its_qrsh(cell, workdir):
         time.sleep(0.5)
         assert state_of(cell, jid) == "r"
         cell.run("qdel", str(jid), check=True)
-        _gone_soon(cell, jid, timeout=3)
+        _gone_soon(cell, jid, timeout=10)
         rec = [row for row in cell.accounting() if row[5] == str(jid)][0]
         assert rec[11] == "100"
     finally:
@@ -275,7 +277,7 @@ def test_a_job_whose_qrsh_does_not_connect_is_given_up_after_the_handshake_timeo
            "take the job's input and output within 1 s\n" in messages
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGQUIT])   # (SIGINT, SIGTERM: test_qrsh_conformance2)
 def test_qrsh_ended_by_a_signal_while_waiting_deletes_its_job(cell, workdir, sig):
     batch = _fill_slots(cell, workdir)
     proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")

@@ -16,7 +16,7 @@ def category_of(spec, userlists=()):
         "U": sorted(userlists), "P": spec.get("project"),
         "q": (spec.get("queues") or {}).get("hard"), "masterq": spec.get("masterq"),
         "l": hard, "soft_l": soft, "ckpt": spec.get("ckpt"), "ar": spec.get("ar"),
-        "I": spec.get("interactive"),
+        "I": spec.get("now"),         # (-I y: an immediate job, -now y; qrsh by default)
         "pe": (pe[0], perange.text(pe)) if pe else None,
     }
     return acct_format.category(spec["owner"], req)

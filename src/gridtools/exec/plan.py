@@ -234,6 +234,8 @@ def command_line(spec, ctx):
     login = mode == "posix_compliant" and os.path.basename(shell) in ctx.get("login_shells", ())
     argv0 = ("-" if login else "") + os.path.basename(shell)
     args = list(spec.get("args") or [])
+    if spec.get("binary") and spec.get("interactive"):
+        return _interactive_command(spec, ctx, [spec["command"]] + args)
     if spec.get("binary"):
         command = spec["command"]
         if not spec.get("shell_wrap", True):
@@ -246,6 +248,20 @@ def command_line(spec, ctx):
     if mode == "script_from_stdin":
         return shell, [argv0] + args
     return shell, [argv0, script] + args
+
+
+def _interactive_command(spec, ctx, words):
+    """(path, argv) of a qrsh command, as Grid Engine's qrsh_starter runs it: through
+    the wrapper the caller named in QRSH_WRAPPER (given the words), else verbatim with
+    -noshell, else by the job owner's login shell (``shell -c "words joined by
+    blanks"``); the queue's shell and shell_start_mode play no part."""
+    wrapper = (spec.get("env") or {}).get("QRSH_WRAPPER")
+    if wrapper:
+        return wrapper, [os.path.basename(wrapper)] + words
+    if not spec.get("shell_wrap", True):
+        return words[0], words
+    shell = ctx.get("login_shell") or "/bin/sh"
+    return shell, [os.path.basename(shell), "-c", " ".join(words)]
 
 
 def shell_check(spec, ctx, exe):

@@ -199,8 +199,18 @@ class Shepherd:
                 self.cgroup = None
             if made:
                 self._remove_tmpdir(made)
+            if plan.get("interactive"):
+                self._remove_client_folder()
         self.result["end_time"] = time.time()
         return self.result
+
+    def _remove_client_folder(self):
+        """The FIFOs of an interactive job whose client went away go with the job."""
+        try:
+            if client.remove_folder(self.plan):
+                self.trace(f"removed the folder of the gone client: {client.stream_folder(self.plan)}")
+        except OSError as exc:
+            self.trace(f"cannot remove the folder of the gone client: {exc}")
 
     def _make_tmpdir(self):
         """Create the task's TMPDIR (see exec.tmpdir); its path, or None when it failed."""

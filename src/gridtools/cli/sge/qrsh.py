@@ -8,11 +8,20 @@ status. By default the job must start at once (``-now y``): if no slot is
 free, qrsh says the request could not be scheduled and exits 1; with
 ``-now n`` it waits in the queue like a batch job.
 
+The command runs as Grid Engine's qrsh_starter runs it: ``<the owner's login
+shell> -c "<its words joined by blanks>"`` (``exec.plan``), or through the
+program the caller's QRSH_WRAPPER names; QRSH_COMMAND holds its words joined by
+the byte 0xff. Only the options Grid Engine's qrsh takes are taken (``TAKEN``);
+any other is refused with its ``error: Unknown option -t``, exit 1.
+
 A qrsh ended by a signal (interrupt, termination, hangup, quit) or whose
 terminal or output went away deletes its job, as qdel does, whether the job
 still waits or runs, and ends with the status a shell gives for that signal
-(128 + its number). The job also names its client (``exec.client``), so that
-its shepherd gives it up when qrsh ended without a word (SIGKILL).
+(128 + its number); but an interrupt or termination while the job still waits
+to be scheduled cancels the request as Grid Engine's qrsh does (its words, exit
+1), and a job deleted while it waits is said to be unschedulable (exit 1). The
+job also names its client (``exec.client``), so that its shepherd gives it up
+when qrsh ended without a word (SIGKILL), and removes the FIFOs' folder.
 
 qrsh's own options: ``-noshell`` runs the command directly, not through the
 job's shell (as ``-shell n``); ``-nostdin`` gives the job /dev/null for its
@@ -96,7 +105,8 @@ def _output_lost(exc):
 
 
 def _fifos():
-    folder = tempfile.mkdtemp(prefix="gtqrsh-")
+    from gridtools.exec.client import FOLDER_PREFIX
+    folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX)
     paths = {name: os.path.join(folder, name) for name in ("stdin", "stdout", "stderr")}
     for path in paths.values():
         os.mkfifo(path, 0o600)
@@ -107,6 +117,56 @@ def _immediate(req):
     req["now"] = True
 
 
+#: the options of Grid Engine's submit parser that qrsh and qlogin take on their command
+#: line (qsh.c remove_unknown_opts); -C only with -b n, where it names the script's
+#: directive prefix. Any other (-t, -a, -c, -ckpt, -i, -r, -S, -shell, -tc, -dl, -he,
+#: ...) is refused before anything is submitted.
+TAKEN = frozenset((
+    "-ac", "-ar", "-A", "-b", "-binding", "-clear", "-cwd", "-dc", "-e", "-h", "-hard",
+    "-hold_jid", "-hold_jid_ad", "-j", "-js", "-jsv", "-l", "-m", "-M", "-masterq", "-N",
+    "-noshell", "-nostdin", "-notify", "-now", "-o", "-P", "-p", "-pe", "-pty", "-q",
+    "-R", "-sc", "-soft", "-v", "-V", "-verbose", "-w", "-wd"))
+#: the ones a login session (qlogin, qrsh without a command) does not take either
+NOT_FOR_LOGIN = frozenset(("-cwd", "-wd", "-v", "-V"))
+
+
+class UnknownOption(GridError):
+    """An option qrsh does not take: Grid Engine's ``error: Unknown option -t``, exit 1."""
+
+    exit_code = 1
+
+
+def refuse_unknown(argv, prog):
+    """Raise UnknownOption for the first option of the command line (with its -@ files)
+    that ``prog`` (qrsh or qlogin) does not take. Words the option parser would refuse
+    anyway (a missing argument, a file that cannot be read) are left to it."""
+    from gridtools.cli.sge.tokens import read_option_file
+    words, i, seen, binary = list(argv), 0, [], True
+    while i < len(words):
+        word = words[i]
+        if word == "-@" and i + 1 < len(words):
+            try:
+                words[i:i + 2] = read_option_file(words[i + 1], missing_ok=False)
+            except (OSError, GridError):
+                return
+            continue
+        if not word.startswith("-") or word == "-" or word not in options.OPTIONS:
+            break
+        nargs = options.arity(word, words, i + 1)
+        if word == "-b" and i + 1 < len(words):
+            binary = words[i + 1].lower() not in ("n", "no")
+        seen.append(word)
+        i += 1 + nargs
+    login = prog == "qlogin" or i >= len(words)
+    for word in seen:
+        if word == "-C" and not binary:
+            continue
+        if word == "-verify":
+            continue                    # (taken by Grid Engine's qrsh; here the parser says no)
+        if word not in TAKEN or (login and word in NOT_FOR_LOGIN):
+            raise UnknownOption(f"error: Unknown option {word}")
+
+
 def build_request(argv, cwd, prog="qrsh"):
     """(request, script bytes or None, the words after the options, qrsh's own options:
     ``noshell``, ``nostdin``, ``verbose``, ``pty``). qrsh applies -b y unless told
@@ -114,6 +174,7 @@ def build_request(argv, cwd, prog="qrsh"):
     the submit host), sent with the job, and searched for ``#$`` directives, as qsub
     does (``qsub.build``)."""
     from gridtools.cli.sge import qsub
+    refuse_unknown(argv, prog)
     req, script, client, name, command, args = qsub.build(
         argv, None, "qrsh", cwd, allowed=("all", "submit", "qrsh"), binary=True, preset=_immediate,
         in_files=("all",))
@@ -150,6 +211,17 @@ LOGIN_NAME = "QRLOGIN"
 QLOGIN_NAME = "QLOGIN"
 
 
+#: what Grid Engine's qrsh puts between the words of a command in QRSH_COMMAND: the
+#: byte 0xff (here as the environment carries it: os.fsdecode(b"\xff"))
+COMMAND_SEPARATOR = os.fsdecode(b"\xff")
+
+
+def command_variable(words):
+    """QRSH_COMMAND for a command of ``words``: the words joined by the byte 0xff, as
+    Grid Engine's qrsh sets it (no quoting can break them apart again)."""
+    return COMMAND_SEPARATOR.join(words)
+
+
 def _submit(req, rest, paths, cwd, script=None):
     """Submit qrsh's job: its command (``rest``), or with ``script`` (qrsh -b n) the
     script ``rest[0]`` with arguments ``rest[1:]``; its input is ``paths["stdin"]``."""
@@ -165,7 +237,9 @@ def _submit(req, rest, paths, cwd, script=None):
     req.update(binary=script is None, interactive=True,
                stdin=[[None, paths["stdin"]]], stdout=[[None, paths["stdout"]]],
                stderr=[[None, paths["stderr"]]], join=False)
-    req["env"] = dict(req["env"], QRSH_COMMAND=" ".join([command] + args))
+    req["env"] = dict(req["env"], QRSH_COMMAND=command_variable(rest or [command] + args))
+    if os.environ.get("QRSH_WRAPPER"):
+        req["env"]["QRSH_WRAPPER"] = os.environ["QRSH_WRAPPER"]     # (the job runs its command so)
     if "TERM" not in req["env"] and os.environ.get("TERM"):
         req["env"]["TERM"] = os.environ["TERM"]         # the caller's terminal, as Grid Engine's qrsh
     spec = submit.finish_spec(req, 1, command, cwd, args, command=command if script is None else None)
@@ -191,6 +265,7 @@ class Relay:
         self.to_job = None
         self.stdin_open = True
         self.pending_input = b""
+        self.scheduled = False          # (the job was seen on a host)
 
     def _connect_stdin(self):
         if self.to_job is None:
@@ -263,6 +338,14 @@ def _task(job_id):
     return (state.get("tasks") or {}).get("1") or {}
 
 
+CANNOT_SCHEDULE = 'Your "qrsh" request could not be scheduled, try again later.\n'
+#: what qrsh says when an interrupt or termination ends it while its job waits to be
+#: scheduled (Grid Engine's qrsh then deletes the job and exits 1)
+CANCELED = "\nRequest for interactive job has been canceled.\n"
+#: the signals that cancel a waiting request so
+CANCELING = (signal.SIGINT, signal.SIGTERM)
+
+
 def run_job(spec, relay, verbose=False):
     """Relay until the job ended; returns qrsh's exit status. ``verbose``: say, on
     standard error, that qrsh waits for the job and where it started (qrsh -verbose)."""
@@ -273,6 +356,8 @@ def run_job(spec, relay, verbose=False):
     while True:
         relay.pump()
         task = _task(job_id)
+        if task.get("host"):
+            relay.scheduled = True
         if verbose and task.get("host"):
             sys.stderr.write(f"\nYour interactive job {job_id} has been successfully scheduled.\n"
                              f"Establishing builtin session to host {task['host']} ...\n")
@@ -282,7 +367,9 @@ def run_job(spec, relay, verbose=False):
             relay.drain()
             if task.get("exit_status") is None:
                 if "immediate" in task.get("failed_reason", ""):
-                    sys.stderr.write('Your "qrsh" request could not be scheduled, try again later.\n')
+                    sys.stderr.write(CANNOT_SCHEDULE)
+                elif not relay.scheduled:           # deleted while it waited (qdel)
+                    sys.stderr.write("\n\n" + CANNOT_SCHEDULE)
                 return 1
             if task.get("failed") in NOT_STARTED:
                 why = str(task.get("failed_reason") or "failed")
@@ -312,6 +399,9 @@ def main(argv, prog="qrsh"):
     except submit.Rejected as exc:
         sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")
         return exc.exit_code
+    except UnknownOption as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
     except (UsageError, GridError) as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
         return exc.exit_code
@@ -335,6 +425,9 @@ def main(argv, prog="qrsh"):
         sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")
         return exc.exit_code
     except Ended as exc:
+        if spec is not None and not relay.scheduled and exc.status - 128 in CANCELING:
+            _say(CANCELED)
+            return _end(spec, 1)
         return _end(spec, exc.status)
     except OSError as exc:
         status = _output_lost(exc)
@@ -357,6 +450,15 @@ def _end(spec, status):
         except (OSError, GridError):
             pass                        # (no daemon to tell: nothing runs the job either)
     return status
+
+
+def _say(text):
+    """``text`` on standard error, if it still leads anywhere."""
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except OSError:
+        pass
 
 
 def _silence():

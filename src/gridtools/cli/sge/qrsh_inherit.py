@@ -15,7 +15,9 @@ it so. Without ``-noshell`` the command line (its words joined by blanks) runs a
 runs it.
 
 The job is the one named by ``JOB_ID`` (and ``SGE_TASK_ID``); the host must be in
-its ``PE_HOSTFILE``. The dispatcher checks again that the caller owns the job and
+its ``PE_HOSTFILE``. A missing or bad JOB_ID, and a call without a host or a
+command, are told in Grid Engine's words (exit 1). The task's QRSH_COMMAND holds
+the command's words joined by the byte 0xff. The dispatcher checks again that the caller owns the job and
 that the job's parallel environment controls its slaves (``control_slaves``), then
 starts the command under its own shepherd. Its output and input are relayed like
 qrsh's, and qrsh ends with the command's exit status. The request names this
@@ -23,6 +25,7 @@ process (``exec.client``): a task whose qrsh -inherit went away is ended.
 """
 
 import os
+import re
 import sys
 
 from gridtools.cli.sge.qrsh import NOT_STARTED, Ended, Relay, _catch_signals, _disarm, _fifos
@@ -33,11 +36,17 @@ REPLY_TIMEOUT = 60.0
 
 
 def _job():
-    job_id = os.environ.get("JOB_ID", "")
-    if not job_id.isdigit():
-        raise GridError("error: qrsh -inherit must be called from inside a job (JOB_ID is not set)")
+    """(job id, task number) of the job qrsh -inherit runs in, from JOB_ID (read as
+    Grid Engine's qrsh reads it: its leading number) and SGE_TASK_ID; GridError in Grid
+    Engine's words when JOB_ID is missing or holds no number."""
+    job_id = os.environ.get("JOB_ID")
+    if job_id is None:
+        raise GridError('error: "qrsh" called with option "-inherit", but "JOB_ID" not set in environment')
+    number = re.match(r"\s*[+-]?\d+", job_id)
+    if number is None:
+        raise GridError(f'error: invalid "JOB_ID" {job_id}')
     task = os.environ.get("SGE_TASK_ID", "undefined")
-    return int(job_id), int(task) if task.isdigit() else 1
+    return int(number.group()), int(task) if task.isdigit() else 1
 
 
 def _granted_hosts():
@@ -101,10 +110,14 @@ def parse(argv):
         elif word == "-wd":
             call.cwd = os.path.normpath(os.path.join(os.getcwd(), argv[at + 1]))
         at += 1 + count
-    if len(argv) - at < 2:
-        raise UsageError("usage: qrsh -inherit [options] hostname command [args]")
-    call.host, call.command = argv[at], list(argv[at + 1:])
+    if len(argv) - at >= 2:             # (else the caller says how to use it: see USAGE)
+        call.host, call.command = argv[at], list(argv[at + 1:])
     return call
+
+
+#: Grid Engine's words for a qrsh -inherit without a host or a command (exit 1), said
+#: after JOB_ID was checked, as its qrsh does
+USAGE = 'error: usage with "-inherit" option: "qrsh -inherit ... <host> <command> [args]"'
 
 
 def inherit_position(argv):
@@ -123,9 +136,12 @@ def inherit_position(argv):
 
 def task_environment(call):
     """The variables the task is to get besides the job's: with -V the whole environment
-    of the caller, with -v the ones named (the later wins)."""
+    of the caller, with -v the ones named (the later wins), and QRSH_COMMAND, the
+    command's words joined by the byte 0xff."""
     env = dict(os.environ) if "-V" in call.flags else {}
     env.update(call.env)
+    from gridtools.cli.sge.qrsh import command_variable
+    env["QRSH_COMMAND"] = command_variable(call.command)     # (as Grid Engine's qrsh sets it)
     return env
 
 
@@ -189,6 +205,8 @@ def main(argv, prog="qrsh"):
     verbose = "-verbose" in call.flags
     try:
         job_id, task = _job()
+        if not call.command:
+            raise GridError(USAGE)
         host = granted_name(host, _granted_hosts())
         if host is None:
             raise GridError(f'error: host "{call.host}" is not granted to job {job_id}')

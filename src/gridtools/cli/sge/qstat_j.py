@@ -207,13 +207,26 @@ def _ckpt_interval(when):
         return 0
 
 
+#: the output path lists of an interactive (qrsh, qlogin) job, as Grid Engine's qrsh
+#: sets them (qsh.c set_job_info): its streams are the client's, never files
+INTERACTIVE_PATHS = {"stdout": [[None, "/dev/null"]], "stderr": [[None, "/dev/null"]], "stdin": None}
+
+
+def path_list(spec, key):
+    """The ``stdout``, ``stderr`` or ``stdin`` path list qstat shows for a job: an
+    interactive job's are INTERACTIVE_PATHS, whatever leads its streams to its client."""
+    if spec.get("interactive"):
+        return INTERACTIVE_PATHS[key]
+    return spec.get(key)
+
+
 def request_fields(spec):
     res, queues = spec.get("resources") or {}, spec.get("queues") or {}
     out = []
     if spec.get("cwd"):
         out.append(("cwd", spec["cwd"]))
-    if spec.get("stderr"):
-        out.append(("stderr_path_list", _paths(spec["stderr"])))
+    if path_list(spec, "stderr"):
+        out.append(("stderr_path_list", _paths(path_list(spec, "stderr"))))
     if spec.get("reserve"):
         out.append(("reserve", "y"))
     if spec.get("join"):
@@ -239,8 +252,8 @@ def request_fields(spec):
 def body_fields(spec):
     out = []
     for label, key in (("stdout_path_list", "stdout"), ("stdin_path_list", "stdin")):
-        if spec.get(key):
-            out.append((label, _paths(spec[key])))
+        if path_list(spec, key):
+            out.append((label, _paths(path_list(spec, key))))
     if spec.get("priority"):
         out.append(("priority", spec["priority"]))
     out.append(("jobshare", spec.get("jobshare", 0)))

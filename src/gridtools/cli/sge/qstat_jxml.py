@@ -140,7 +140,7 @@ def _head(w, spec, snap):
 
 def _body(w, spec, state, snap):
     res, queues = spec.get("resources") or {}, spec.get("queues") or {}
-    _path_list(w, "JB_stdout_path_list", spec.get("stdout"))
+    _path_list(w, "JB_stdout_path_list", qstat_j.path_list(spec, "stdout"))
     w.leaf("JB_jobshare", spec.get("jobshare", 0))
     _requests(w, "JB_hard_resource_list", res.get("hard"), snap)
     _requests(w, "JB_soft_resource_list", res.get("soft"), snap)
@@ -156,7 +156,7 @@ def _body(w, spec, state, snap):
     _tasks(w, state)
     if spec.get("cwd"):
         w.leaf("JB_cwd", spec["cwd"])
-    _path_list(w, "JB_stderr_path_list", spec.get("stderr"))
+    _path_list(w, "JB_stderr_path_list", qstat_j.path_list(spec, "stderr"))
 
 
 def _dependencies(w, spec, snap):
@@ -177,7 +177,7 @@ def _tail(w, spec, snap):
     public = spec.get("public")
     w.leaf("JB_reserve", _bool(spec.get("reserve")))
     w.leaf("JB_mail_options", 0)
-    _path_list(w, "JB_stdin_path_list", spec.get("stdin"))
+    _path_list(w, "JB_stdin_path_list", qstat_j.path_list(spec, "stdin"))
     w.leaf("JB_priority", 1024 + int(spec.get("priority") or 0))
     w.leaf("JB_restart", {None: 0, True: 1, False: 2}.get(spec.get("rerun"), 0))
     w.leaf("JB_verify", 0)
