@@ -8,7 +8,7 @@ import time
 import pytest
 
 from conftest import machine_lock, wait_for
-from qtools import add_object, jid_of, queue_line, state_of, wait_state
+from qtools import add_object, jid_of, queue_line, reasons, state_of, wait_state
 
 
 def reference(name):
@@ -205,7 +205,7 @@ def test_reserved_slots_serve_only_the_reservations_jobs(cell, workdir):
     ar = ar_of(cell.run("qrsub", "-d", "1:0:0", "-N", "held"))
     outside = [jid_of(cell.qsub("-b", "y", "sleep", "60")) for _ in range(2)]
     wait_state(cell, outside[0], "r")
-    time.sleep(0.5)
+    wait_for(lambda: reasons(cell, outside[1]))          # (a pass has looked at it)
     assert state_of(cell, outside[1]) == "qw"             # the second slot is the reservation's
     assert queue_line(cell, "all.q@testhost").split()[2] == "1/1/2"
     inside = jid_of(cell.qsub("-ar", str(ar), "-b", "y", "sleep", "1"))
@@ -228,9 +228,9 @@ def test_jobs_run_only_inside_the_window(cell):
     ar = ar_of(cell.run("qrsub", "-a", at(8), "-e", at(14), "-N", "window"))
     start = time.time()
     job = jid_of(cell.qsub("-ar", str(ar), "-b", "y", "sleep", "60"))
-    time.sleep(1)
+    # a pass has looked at the job and left it waiting
+    wait_for(lambda: "execution time not reached" in cell.run("qstat", "-j", str(job)).stdout)
     assert state_of(cell, job) == "qw"
-    assert "execution time not reached" in cell.run("qstat", "-j", str(job)).stdout
     wait_state(cell, job, "r", timeout=20)
     began = [r for r in cell.run("qstat").stdout.splitlines() if r.split()[:1] == [str(job)]]
     assert began and time.time() - start >= 6

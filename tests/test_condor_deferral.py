@@ -65,7 +65,7 @@ def test_a_deferral_time_gone_by_never_matches(ticking):
 
 
 def test_a_job_begins_at_its_deferral_time_and_may_be_removed_meanwhile(cell, workdir):
-    when = int(time.time()) + 3
+    when = int(time.time()) + 8
     out = os.path.join(workdir, "began")
     text = (f"executable = /bin/sh\narguments = \"-c 'date +%s.%N > {out}'\"\n"
             f"log = job.log\ndeferral_time = {when}\nqueue\n")
@@ -73,9 +73,11 @@ def test_a_job_begins_at_its_deferral_time_and_may_be_removed_meanwhile(cell, wo
     # matched at once (within its prep time), it waits in its slot: running, not begun,
     # and its log has no execute event yet
     wait_for(lambda: attrs(cell, cluster, "JobStatus") == ["2"])
-    assert attrs(cell, cluster, "NumJobStarts") == ["0"]
-    assert [e.type for e in logged(workdir)] == [EventType.SUBMIT]
-    assert not os.path.exists(out)
+    starts, events, began = attrs(cell, cluster, "NumJobStarts"), logged(workdir), os.path.exists(out)
+    if time.time() < when:              # (all read before it could begin; a very slow machine may be past it)
+        assert starts == ["0"]
+        assert [e.type for e in events] == [EventType.SUBMIT]
+        assert not began
     wait_gone(cell, f"{cluster}.0")
     with open(out) as fh:
         assert float(fh.read()) >= when

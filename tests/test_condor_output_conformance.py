@@ -178,8 +178,14 @@ def test_a_running_jobs_ad_has_its_pid(cell, workdir):
 
     def shown():
         return cell.run("condor_q", str(cluster), "-af", "JobStatus", "JobPid").stdout.split()
-    wait_for(lambda: shown()[:1] == ["2"] and shown()[1] != "undefined", timeout=30)
-    pid = int(shown()[1])
-    with open(f"/proc/{pid}/cmdline", "rb") as fh:
-        assert fh.read().split(b"\0")[0].endswith(b"sleep")
+
+    def program(pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                return fh.read().split(b"\0")[0]
+        except OSError:
+            return b""
+    # (until the shepherd has started the job and recorded its pid, JobPid is the shepherd's)
+    wait_for(lambda: (lambda row: row[:1] == ["2"] and row[1:2] != ["undefined"]
+                      and program(row[1]).endswith(b"sleep"))(shown()), timeout=30)
     cell.run("condor_rm", str(cluster))

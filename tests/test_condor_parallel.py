@@ -24,6 +24,7 @@ while [ ! -e release ]; do sleep 0.1; done
 if [ "$_CONDOR_PROCNO" = 0 ]; then
     sleep "$2"
 else
+    while [ -e hold.others ]; do sleep 0.1; done
     sleep "$3"
 fi
 echo "node $_CONDOR_PROCNO done" > done.$_CONDOR_PROCNO
@@ -117,6 +118,8 @@ def _log(workdir):
 
 def test_wait_for_all_ends_the_job_when_every_node_ended(two_hosts, workdir):
     cell = two_hosts
+    gate = os.path.join(workdir, "hold.others")      # (nodes 1..3 wait while it exists)
+    open(gate, "w").close()
     cluster = _start(cell, workdir, 0, 4, extra='+ParallelShutdownPolicy = "WAIT_FOR_ALL"\n')
     # (shown running before node 0 ends: what condor_q shows next is not an older view)
     wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["2"])
@@ -126,6 +129,7 @@ def test_wait_for_all_ends_the_job_when_every_node_ended(two_hosts, workdir):
              timeout=20)
     time.sleep(1)                       # node 0 is over; the job still runs while the others do
     assert cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["2"]
+    os.unlink(gate)                     # the other nodes go on: 4 s more
     cell.wait_finished(cluster, timeout=30)
     assert all(os.path.exists(os.path.join(workdir, f"done.{n}")) for n in range(4))
     # the job ended with its last node: its 005, CompletionDate and RemoteWallClockTime say so

@@ -3,6 +3,7 @@ beside a running job, in its environment and directory, for its owner only; an
 interactive job that waits for its session and ends with it."""
 
 import os
+import select
 
 from condortools import submit, wait_status
 from conftest import wait_for
@@ -64,13 +65,16 @@ def test_auto_retry_waits_for_the_job_to_start(cell, workdir):
     waiting = subprocess.Popen([os.path.join(BIN, "condor_ssh_to_job"), "-auto-retry", str(cluster), "echo $COLOUR"],
                                env=cell.env, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert wait_for(lambda: waiting.poll() is None, timeout=2)
+        # it has seen the job idle (and said so) before the job may start
+        assert select.select([waiting.stderr], [], [], 30)[0], "condor_ssh_to_job said nothing"
+        assert waiting.stderr.readline() == "Waiting for job to start...\n"
         cell.run("condor_qedit", str(cluster), "Requirements", "true", check=True)
-        out, err = waiting.communicate(timeout=30)
+        waiting.wait(timeout=30)
+        out, err = waiting.stdout.read(), waiting.stderr.read()     # (a few bytes: the pipes cannot fill)
     finally:
         if waiting.poll() is None:
             waiting.kill()
-    assert (waiting.returncode, out, err) == (0, "blue\n", "Waiting for job to start...\n")
+    assert (waiting.returncode, out, err) == (0, "blue\n", "")
     cell.run("condor_rm", str(cluster), check=True)
 
 

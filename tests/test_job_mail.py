@@ -148,8 +148,9 @@ def test_qrsub_m_mails_the_start_end_and_deletion_of_a_reservation(cell, users, 
     import time as clock
     mailer, folder = _mailer(workdir)
     set_global(cell, mailer=mailer)
-    start = clock.strftime("%Y%m%d%H%M.%S", clock.localtime(clock.time() + 3))
+    start = clock.strftime("%Y%m%d%H%M.%S", clock.localtime(clock.time() + 6))
     proc = cell.run("qrsub", "-a", start, "-d", "2", "-N", "soon", "-m", "be", "-M", "ops@example.org")
+    assert proc.returncode == 0, proc.stderr        # (its start was still ahead when qrsub ran)
     first = int(re.search(r"advance reservation (\d+)", proc.stdout).group(1))
     later = cell.run("qrsub", "-a", clock.strftime("%Y%m%d%H%M", clock.localtime(clock.time() + 7200)),
                      "-d", "1:0:0", "-N", "later", "-m", "e")

@@ -12,6 +12,12 @@ def jid_of(proc):
     return int(re.search(r"(\d+)", proc.stdout).group(1))
 
 
+def after_a_pass(cell, workdir):
+    """Return once a scheduler pass has looked at every job submitted before: a job
+    submitted now has been dispatched and has ended (slots permitting)."""
+    cell.wait_finished(jid_of(cell.qsub("-b", "y", "true", cwd=workdir)))
+
+
 def row_of(cell, jid):
     """The qstat columns of a job (None when it is not listed)."""
     for line in cell.run("qstat", "-u", "*").stdout.splitlines()[2:]:
@@ -96,10 +102,9 @@ def test_hard_resource_list_of_running_job(cell, workdir):
 
 def test_resource_request_makes_pending_job_runnable(cell, workdir):
     jid = jid_of(cell.qsub("-l", "hostname=nosuchhost", "-b", "y", "true", cwd=workdir))
-    time.sleep(0.5)
+    # (a pass has looked at it: its reason is shown)
+    wait_for(lambda: "(-l hostname=nosuchhost) cannot run" in (field_of(cell, jid, "scheduling info") or ""))
     assert row_of(cell, jid)[4] == "qw"
-    info = field_of(cell, jid, "scheduling info")
-    assert "(-l hostname=nosuchhost) cannot run" in info
     cell.run("qalter", "-l", f"hostname={cell.host}", str(jid), check=True)
     cell.wait_finished(jid)
 
@@ -107,9 +112,8 @@ def test_resource_request_makes_pending_job_runnable(cell, workdir):
 def test_resource_request_makes_pending_job_unrunnable(cell, workdir):
     jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
     cell.run("qalter", "-l", "arch=no-such-arch", "-h", "U", str(jid), check=True)
-    time.sleep(0.5)
+    wait_for(lambda: "(-l arch=no-such-arch) cannot run" in (field_of(cell, jid, "scheduling info") or ""))
     assert row_of(cell, jid)[4] == "qw"
-    assert "(-l arch=no-such-arch) cannot run" in field_of(cell, jid, "scheduling info")
 
 
 def test_priority_reorders_pending_jobs(cell, workdir):
@@ -142,7 +146,7 @@ def test_hold_jid_added_and_removed(cell, workdir):
     assert proc.stdout.splitlines() == [
         f"modified hold of job {jid}", f"modified job id hold list of job {jid}",
         f"   blocking jobs: {blocker}", "   exited jobs:   999999"]
-    time.sleep(0.5)
+    after_a_pass(cell, workdir)
     assert row_of(cell, jid)[4] == "hqw"
     assert field_of(cell, jid, "jid_predecessor_list (req)") == "blocker,999999"
     assert field_of(cell, jid, "jid_predecessor_list") == str(blocker)
@@ -159,7 +163,8 @@ def test_hold_jid_release_follows_the_predecessor(cell, workdir):
     waiting = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
     cell.run("qalter", "-hold_jid", str(blocker), "-h", "U", str(waiting), check=True)
     cell.run("qdel", str(jid), check=True)
-    time.sleep(1.0)
+    cell.wait_finished(jid)
+    after_a_pass(cell, workdir)          # (in the slot freed: a pass passed it over)
     assert cell.task_states(waiting).get(1) in (None, "pending")
     cell.run("qdel", str(blocker), check=True)
     cell.wait_finished(waiting)
@@ -412,7 +417,7 @@ def test_qsub_refuses_qalters_override_tickets_and_ignores_its_users(cell, workd
 def test_start_time_and_task_concurrency(cell, workdir):
     later = time.strftime("%Y%m%d%H%M", time.localtime(time.time() + 3600))
     jid = jid_of(cell.qsub("-a", later, "-t", "1-4", "-tc", "1", "-b", "y", "true", cwd=workdir))
-    time.sleep(0.5)
+    after_a_pass(cell, workdir)
     assert cell.task_states(jid) == {}
     proc = cell.run("qalter", "-tc", "2", "-a", time.strftime("%Y%m%d%H%M"), str(jid))
     assert proc.stdout == f"modified start time of job {jid}\nmodified task concurrency of job {jid}\n"

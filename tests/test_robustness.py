@@ -58,7 +58,8 @@ def test_pending_jobs_stay_pending_across_restart(cell, workdir):
     os.kill(daemon_pid(cell), signal.SIGKILL)
     time.sleep(0.2)
     cell.start_daemon()
-    time.sleep(0.5)
+    sentinel = int(cell.qsub("-terse", "-b", "y", "true", cwd=workdir).stdout)
+    cell.wait_finished(sentinel)          # (a pass of the new daemon has looked at the job)
     assert cell.task_states(jid).get(1) in (None, "pending")
     cell.run("qrls", str(jid))
     cell.wait_finished(jid)
@@ -96,7 +97,8 @@ def test_other_user_cannot_delete_or_hold(cell, workdir, users):
     assert f'denied: "{bob}" must be at least owner of job {jid} to change job attributes' in proc.stdout
     proc = cell.run("qrls", str(jid), user=bob)
     assert proc.returncode != 0
-    time.sleep(0.5)
+    sentinel = int(cell.qsub("-terse", "-b", "y", "true", cwd=workdir).stdout)
+    cell.wait_finished(sentinel)          # (a pass has looked at the job since)
     assert cell.task_states(jid).get(1) in (None, "pending")
     assert re.search(rf"^\s*{jid} .* hqw ", cell.run("qstat", "-u", "*").stdout, re.M)
     proc = cell.run("qdel", str(jid), user=alice)
@@ -127,7 +129,9 @@ def test_forged_request_is_not_applied(cell, workdir, users):
               f"open(p+'.x','w').write({body!r});os.rename(p+'.x',p+'%020d-1.delete'%time.time_ns())")
     cell.run("python3", "-c", script, user=bob, check=True)
     subprocess.run(["sh", "-c", f"echo x > {cell.root}/spool/wakeup"], check=True)
-    time.sleep(1.0)
+    wait_for(lambda: not unanswered(cell.root))        # the daemon has taken and handled it
+    sentinel = int(cell.qsub("-terse", "-b", "y", "true", cwd=workdir).stdout)
+    cell.wait_finished(sentinel)
     assert cell.task_states(jid).get(1) in (None, "pending")
 
 
