@@ -8,16 +8,28 @@ pipe as a Grid Engine failure code (26 opening an input or output file, 27
 shell, 28 working directory) so the task can go to the error state (Eqw),
 with the step that failed (``STEPS``), the path and the errno, from which
 each dialect words it (``start_failure`` of the task's result).
+
+An interactive job whose client asked for a pseudo terminal (``PTY_VARIABLE``,
+``pty_request``) runs on one, as Grid Engine's shepherd runs qlogin: the job
+process opens the FIFOs and a pty with the owner's rights, forks the job as the
+leader of a new session whose controlling terminal (and stdin, stdout and
+stderr) is the pty's slave, and itself copies the stdin FIFO to the pty's
+master and the master to the stdout FIFO until the job ended and its output is
+drained (``_run_on_pty``); it then exits as the job did.
 """
 
 import _thread
 import errno
+import fcntl
 import os
 import pwd
 import resource
+import select
 import signal
 import stat
+import struct
 import sys
+import termios
 
 FAILED_OPEN = 26
 FAILED_SHELL = 27
@@ -217,12 +229,39 @@ def chdir_to(cwd):
 
 def _child(plan, wfd):
     """In the forked child: prepare and exec the job; never returns."""
-    exec_or_report(lambda: _start_job(plan), wfd)
+    exec_or_report(lambda: _start_job(plan, wfd), wfd)
 
 
-def _start_job(plan):
+#: the variable of an interactive job's environment by which its client (qrsh) asks for a
+#: pseudo terminal: "<rows> <columns> <echo>" (its size, 0 0 when not known; echo 0 when
+#: the client's own input is no terminal, so that the pty does not send its input back).
+#: Taken out of the environment before the job runs.
+PTY_VARIABLE = "GRIDTOOLS_QRSH_PTY"
+#: seconds the output of a job on a pty is still waited for once the job ended (a process
+#: it left running may keep the pty open)
+PTY_DRAIN = 0.2
+
+
+def pty_request(plan):
+    """(rows, columns, echo) of the pty an interactive job is to run on, else None."""
+    if not plan.get("interactive"):
+        return None
+    text = (plan.get("env") or {}).get(PTY_VARIABLE)
+    if text is None:
+        return None
+    try:
+        rows, cols, echo = (int(word) for word in (text.split() + ["0", "0", "1"])[:3])
+    except ValueError:
+        rows, cols, echo = 0, 0, 1
+    return min(max(rows, 0), 0xffff), min(max(cols, 0), 0xffff), bool(echo)
+
+
+def _start_job(plan, wfd=None):
     """The job's side of its start: its identity, limits, directory and streams, then
-    its program (``_child``)."""
+    its program (``_child``), on a pty when its client asked for one (``_run_on_pty``)."""
+    pty = pty_request(plan)
+    if pty is not None:
+        plan["env"] = {key: value for key, value in plan["env"].items() if key != PTY_VARIABLE}
     os.setpgid(0, 0)
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
                 signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD):
@@ -237,12 +276,19 @@ def _start_job(plan):
     become_owner(plan)
     chdir_to(plan["cwd"])
     opened = open_streams(plan)
+    if pty is not None:
+        _run_on_pty(plan, opened, pty, wfd)
     for target, fd in enumerate(opened):
         if fd != target:
             os.dup2(fd, target)
     for fd in set(opened):
         if fd > 2:
             os.close(fd)
+    _exec_job(plan)
+
+
+def _exec_job(plan):
+    """Execute the job's program (its streams in place)."""
     try:
         exec_program(plan["exec"], plan["argv"], plan["env"], search=bool(plan.get("exec_search")))
     except StartFailed as exc:
@@ -253,6 +299,127 @@ def _start_job(plan):
         os.write(2, f"qrsh_starter: executing child process {plan['argv'][0]} failed: "
                     f"{os.strerror(exc.errno or errno.ENOENT)}\n".encode())
         os._exit(1)
+
+
+def _run_on_pty(plan, opened, pty, wfd):
+    """Run the job on a new pty (opened with the owner's rights: its slave is the
+    owner's, mode 0620) whose size is ``pty[:2]`` and whose output keeps its line ends
+    (no NL to CR NL, as Grid Engine's shepherd sets it; the client's terminal adds the
+    CRs); without echo when ``pty[2]`` is false. The job is forked as the leader of a
+    new session with the pty as its controlling terminal; this process relays between
+    the FIFOs ``opened`` and the pty's master, and exits as the job did. Never returns
+    (in the job's process, it returns into the exec of the job: ``_exec_job``)."""
+    rows, cols, echo = pty
+    master, slave = os.openpty()
+    attrs = termios.tcgetattr(slave)
+    attrs[1] &= ~termios.ONLCR
+    if not echo:
+        attrs[3] &= ~(termios.ECHO | termios.ECHOE | termios.ECHOK | termios.ECHONL)
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    if rows and cols:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    pid = os.fork()
+    if pid == 0:
+        os.close(master)
+        for fd in set(opened):
+            os.close(fd)
+        os.setsid()
+        fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+        for target in (0, 1, 2):
+            os.dup2(slave, target)
+        if slave > 2:
+            os.close(slave)
+        _exec_job(plan)
+        os._exit(1)                         # (_exec_job returns only by raising)
+    status = 1 << 8
+    try:
+        if wfd is not None:
+            os.close(wfd)                   # (the job's exec closes the failure pipe)
+        os.close(slave)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        status = _relay_pty(master, pid, opened[0], opened[1])
+    finally:
+        _exit_as(status)
+
+
+def _relay_pty(master, child, source, sink):
+    """Copy ``source`` (the stdin FIFO) to the pty's ``master`` and the master to
+    ``sink`` (the stdout FIFO) until the job ``child`` ended and the pty's output is
+    drained (EIO once no process holds the slave, or nothing more comes within
+    PTY_DRAIN); returns the job's wait status. The end of the input is the terminal's
+    end of file (its VEOF character); a client that went away (EPIPE) hangs the job's
+    terminal up (SIGHUP to its session)."""
+    os.set_blocking(master, False)
+    pidfd = os.pidfd_open(child)
+    eof = termios.tcgetattr(master)[6][termios.VEOF] or b"\x04"
+    pending, reading, status, talking, output = b"", True, None, True, True
+    while True:
+        wanted = ([master] if output else []) + ([pidfd] if status is None else [])
+        if reading and not pending and status is None:
+            wanted.append(source)
+        writable = [master] if pending and output and status is None else []
+        if not wanted and not writable:
+            break
+        ready, can_write, _ = select.select(wanted, writable, [], None if status is None else PTY_DRAIN)
+        if not ready and not can_write:
+            break                           # (the job ended; what holds its pty says nothing)
+        if pidfd in ready:
+            status = os.waitpid(child, 0)[1]
+            os.close(pidfd)
+            pending, reading = b"", False
+        if source in ready:
+            data = os.read(source, 65536)
+            pending += data if data else eof
+            reading = bool(data)
+        if master in can_write and pending:
+            try:
+                pending = pending[os.write(master, pending):]
+            except BlockingIOError:
+                pass
+            except OSError:
+                pending, reading = b"", False
+        if master in ready:
+            try:
+                data = os.read(master, 65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""                  # EIO: no process holds the slave any more
+            if not data:
+                output = False
+            elif talking:
+                talking = _write_all(sink, data)
+                if not talking:
+                    try:
+                        os.killpg(child, signal.SIGHUP)
+                    except OSError:
+                        pass
+    return status if status is not None else os.waitpid(child, 0)[1]
+
+
+def _write_all(fd, data):
+    """Write all of ``data`` to ``fd``; False when its reader went away."""
+    while data:
+        try:
+            data = data[os.write(fd, data):]
+        except OSError:
+            return False
+    return True
+
+
+def _exit_as(status):
+    """Exit as a process whose wait status was ``status`` did: by its signal, else with
+    its exit code."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+            os.kill(os.getpid(), sig)
+        except (OSError, ValueError):
+            pass
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
 def exec_program(path, argv, env, search=False):
@@ -310,7 +477,7 @@ def can_spawn_directly(plan):
     only a forked job process waits there, while the shepherd stays free to obey its
     signals.)"""
     same_user = os.geteuid() != 0 or plan["uid"] == 0
-    return same_user and not _has_limits(plan) and not _fifo_streams(plan)
+    return same_user and not _has_limits(plan) and pty_request(plan) is None and not _fifo_streams(plan)
 
 
 def _fifo_streams(plan):

@@ -26,8 +26,19 @@ when qrsh ended without a word (SIGKILL), and removes the FIFOs' folder.
 qrsh's own options: ``-noshell`` runs the command directly, not through the
 job's shell (as ``-shell n``); ``-nostdin`` gives the job /dev/null for its
 input and reads nothing; ``-verbose`` says, in Grid Engine's words, that the
-job was submitted, that qrsh waits for it and where it started; ``-pty y|n``
-is accepted (no pseudo terminal is made: the job's streams are FIFOs).
+job was submitted, that qrsh waits for it and where it started; ``-pty y``
+runs the job on a pseudo terminal, ``-pty n`` never.
+
+Without -pty, a login session (qlogin, qrsh without a command) whose input is a
+terminal runs on a pseudo terminal, as Grid Engine's qlogin does; a command
+does not (Grid Engine's default for a "QRSH" job), nor a session fed from a
+file or a pipe. On a pty the job's stdout and stderr are one stream, its stdin
+a terminal (``tty`` names it; the job's shell has job control); the job
+process opens it with the owner's rights and relays it to the FIFOs
+(``exec.jobproc``). The pty has the size of qrsh's terminal, and echoes only
+when qrsh's input is a terminal; qrsh then puts its terminal in raw mode
+(output processing kept) until it ends, however it ends. A change of the
+terminal's size after the start is not passed on. TERM is the caller's.
 
 qlogin is qrsh without a command, as in Grid Engine: an interactive shell in
 a job named QLOGIN, told verbosely (as qrsh -verbose); a word that is not an
@@ -42,6 +53,8 @@ import shutil
 import signal
 import sys
 import tempfile
+import termios
+import tty
 
 from gridtools.cli.ask import tell
 from gridtools.cli.sge import options, submit
@@ -222,10 +235,87 @@ def command_variable(words):
     return COMMAND_SEPARATOR.join(words)
 
 
-def _submit(req, rest, paths, cwd, script=None):
+def wants_pty(own, rest):
+    """Whether the job runs on a pseudo terminal: as -pty says; without it, a login
+    session (no command) whose input is a terminal does."""
+    if own.get("pty") is not None:
+        return bool(own["pty"])
+    return not rest and _is_terminal(0)
+
+
+def _is_terminal(fd):
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def pty_value():
+    """What the job's pty is asked to be (``jobproc.PTY_VARIABLE``): the rows and columns
+    of qrsh's terminal (0 0 when it has none), and whether the pty echoes (only when
+    qrsh's input is a terminal)."""
+    rows = cols = 0
+    for fd in (0, 1, 2):
+        try:
+            cols, rows = os.get_terminal_size(fd)
+            break
+        except OSError:
+            continue
+    return f"{rows} {cols} {1 if _is_terminal(0) else 0}"
+
+
+class RawTerminal:
+    """qrsh's terminal (its stdin, when it and stdout are terminals) in raw mode from
+    ``enter()`` on (once the job was scheduled: until then an interrupt still cancels
+    the request), as Grid Engine's qrsh sets it for a job on a pty: no echo, no line
+    editing, no signals from keys (they are the job's pty's), but output still processed
+    (NL shown as CR NL). ``with RawTerminal(on):`` its mode is restored when the block is
+    left, however (``restore`` may be called earlier, from anywhere)."""
+
+    def __init__(self, on):
+        self.saved, self.raw = None, False
+        if on and _is_terminal(0) and _is_terminal(1):
+            try:
+                self.saved = termios.tcgetattr(0)
+            except termios.error:
+                self.saved = None
+
+    def __enter__(self):
+        return self
+
+    def waiting(self):
+        """True while raw mode is still to be entered."""
+        return self.saved is not None and not self.raw
+
+    def enter(self):
+        if self.waiting():
+            self.raw = True
+            try:
+                tty.setraw(0, termios.TCSADRAIN)
+                attrs = termios.tcgetattr(0)
+                attrs[1] |= termios.OPOST | termios.ONLCR
+                termios.tcsetattr(0, termios.TCSADRAIN, attrs)
+            except termios.error:
+                self.restore()
+
+    def restore(self):
+        if self.saved is not None:
+            saved, self.saved = self.saved, None
+            try:
+                termios.tcsetattr(0, termios.TCSADRAIN, saved)
+            except termios.error:
+                pass
+
+    def __exit__(self, *exc):
+        self.restore()
+
+
+def _submit(req, rest, paths, cwd, script=None, pty=False):
     """Submit qrsh's job: its command (``rest``), or with ``script`` (qrsh -b n) the
-    script ``rest[0]`` with arguments ``rest[1:]``; its input is ``paths["stdin"]``."""
+    script ``rest[0]`` with arguments ``rest[1:]``; its input is ``paths["stdin"]``;
+    ``pty``: on a pseudo terminal."""
     from gridtools.exec import client
+    from gridtools.exec.jobproc import PTY_VARIABLE
     from gridtools.spool import ids
     command = rest[0] if rest else os.environ.get("SHELL", "/bin/sh")
     args = rest[1:] if rest else ["-i"]
@@ -242,6 +332,9 @@ def _submit(req, rest, paths, cwd, script=None):
         req["env"]["QRSH_WRAPPER"] = os.environ["QRSH_WRAPPER"]     # (the job runs its command so)
     if "TERM" not in req["env"] and os.environ.get("TERM"):
         req["env"]["TERM"] = os.environ["TERM"]         # the caller's terminal, as Grid Engine's qrsh
+    req["env"].pop(PTY_VARIABLE, None)
+    if pty:
+        req["env"][PTY_VARIABLE] = pty_value()
     spec = submit.finish_spec(req, 1, command, cwd, args, command=command if script is None else None)
     if script is None:
         spec["job_script"] = "QRSH"
@@ -346,14 +439,17 @@ CANCELED = "\nRequest for interactive job has been canceled.\n"
 CANCELING = (signal.SIGINT, signal.SIGTERM)
 
 
-def run_job(spec, relay, verbose=False):
+def run_job(spec, relay, verbose=False, terminal=None):
     """Relay until the job ended; returns qrsh's exit status. ``verbose``: say, on
-    standard error, that qrsh waits for the job and where it started (qrsh -verbose)."""
+    standard error, that qrsh waits for the job and where it started (qrsh -verbose).
+    ``terminal`` (a RawTerminal) enters raw mode once the job was scheduled."""
     job_id = spec["id"]
     if verbose:
         sys.stderr.write("waiting for interactive job to be scheduled ...")
         sys.stderr.flush()
     while True:
+        if terminal is not None and terminal.waiting() and _task(job_id).get("host"):
+            terminal.enter()            # (before the job's first output is shown)
         relay.pump()
         task = _task(job_id)
         if task.get("host"):
@@ -407,6 +503,8 @@ def main(argv, prog="qrsh"):
         return exc.exit_code
     _catch_signals()
     folder = spec = None
+    pty = wants_pty(own, rest)
+    terminal = RawTerminal(pty)
     try:
         folder, paths = _fifos()
         relay = Relay(paths)
@@ -414,11 +512,12 @@ def main(argv, prog="qrsh"):
             paths = dict(paths, stdin=os.devnull)
             relay.stdin_open, relay.to_job = False, -1
         with _signals_held():
-            spec = _submit(req, rest, paths, cwd, script)
+            spec = _submit(req, rest, paths, cwd, script, pty=pty)
         if own.get("verbose"):
             sys.stdout.write(f'Your job {spec["id"]} ("{spec["name"]}") has been submitted\n')
             sys.stdout.flush()
-        return run_job(spec, relay, verbose=bool(own.get("verbose")))
+        with terminal:
+            return run_job(spec, relay, verbose=bool(own.get("verbose")), terminal=terminal)
     except submit.Refused:
         return 1                        # (the daemon's server JSV: its words are out)
     except submit.Rejected as exc:
@@ -437,6 +536,7 @@ def main(argv, prog="qrsh"):
         return _end(spec, status)
     finally:
         _disarm()                       # qrsh leaves: a signal coming now changes nothing
+        terminal.restore()
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
 
