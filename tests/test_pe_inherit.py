@@ -68,7 +68,8 @@ def test_round_robin_hostfile_procedures_and_inherit(two_hosts, workdir):
     out = open(f"{workdir}/out").read().splitlines()
     assert out == ["slave on node2", "inherit status 7", "elsewhere status 1"]
     err = open(f"{workdir}/out.err").read()
-    assert "slave-err" in err and 'host "elsewhere" is not granted' in err
+    assert "slave-err" in err and f'error: executing task of job {jid} failed: execution daemon on host ' \
+        '"elsewhere" didn\'t accept task' in err
     procs = open(f"{workdir}/procs").read().splitlines()
     assert [p.split()[0] for p in procs] == ["start", "stop"]
     assert all("node2 2 all.q@node2" in p and "testhost 2 all.q@testhost" in p for p in procs)

@@ -313,10 +313,12 @@ def test_empty_queue_is_hidden_with_ne():
 
 
 def test_unknown_host_load_shows_na_and_u_state():
+    """An unknown host reports no np_load_avg: its queue instance's threshold on it is in
+    load alarm too (au), as in Grid Engine."""
     snap = reference_snapshot()
     snap["hosts"] = {}
     line = render(["-f"], snap).splitlines()[2]
-    assert line == "all.q@localhost                BIP   0/2/2          -NA-     lx-amd64      u"
+    assert line == "all.q@localhost                BIP   0/2/2          -NA-     lx-amd64      au"
 
 
 def test_cluster_summary_counts_disabled_slots():

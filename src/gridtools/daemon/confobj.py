@@ -215,10 +215,32 @@ def _undeletable(ctx, kind, name):
         found = False
     if not found:
         return f"configuration {name} does not exist" if kind == "conf" else missing(kind, name, True)
-    if kind in ("queue", "exechost") and _has_running(ctx.state, kind, name):
-        return ("There are still running jobs in the queue. Deletion denied." if kind == "queue"
-                else f'denied: there are still running jobs on host "{name}"')
-    return confrefs.refusal(kind, name, _unfinished(ctx.state) if kind in confrefs.JOB_REFERENCES else ())
+    if kind == "queue" and _has_running(ctx.state, kind, name):
+        return "There are still running jobs in the queue. Deletion denied."
+    refusal = confrefs.refusal(kind, name, _unfinished(ctx.state) if kind in confrefs.JOB_REFERENCES else ())
+    if kind == "exechost":
+        # a queue instance whose hostlist no longer names the host stays (orphaned) while
+        # jobs run in it, and refers to the host as a configured one does
+        held = _held_queues(ctx.state, name)
+        configured = _referring_queue(refusal, name)
+        if held and (configured is None or held[0] < configured):
+            return f'Host object "{name}" is still referenced in cluster queue "{held[0]}".'
+    return refusal
+
+
+def _held_queues(state, host):
+    """The cluster queues (sorted) in whose instance on ``host`` tasks run."""
+    from gridtools.daemon.state import running_tasks
+    return sorted({queue for _job, task in running_tasks(state) for queue, h, _slots in task.granted
+                   if h == host})
+
+
+def _referring_queue(refusal, host):
+    """The cluster queue an execution host's refusal names, or None."""
+    head = f'Host object "{host}" is still referenced in cluster queue "'
+    if refusal and refusal.startswith(head):
+        return refusal[len(head):].rstrip('".')
+    return None
 
 
 def _unfinished(state):

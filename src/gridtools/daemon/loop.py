@@ -574,7 +574,7 @@ class Daemon:
         sensed = self.probes.load_values()
         changed, relayed = [], {}
         for name in view.exec_hosts(self.state.config):
-            reported, cron, others, plugins = _reported(name, self.state.heard)
+            reported, cron, others, plugins = _reported(name, self.state.heard, self.state.config, now)
             for host, given in (others or {}).items():
                 relayed.setdefault(host, {}).update(given)
             if self.probes.reported(name, cron) or \
@@ -798,20 +798,31 @@ class Daemon:
         return False
 
 
-def _reported(host, heard):
+#: the load values an execution host keeps while its execution daemon is not heard from
+#: (Grid Engine's static load values: they do not change while the machine runs)
+STATIC_LOAD = ("arch", "num_proc", "mem_total", "swap_total", "virtual_total")
+
+
+def _reported(host, heard, conf, now):
     """(load values, startd cron ad rows, what its load sensors gave for other hosts and
     ``global``, what the pool's plugins offer there) the execution daemon serving
-    ``host`` reported last (its time goes into ``heard``); none ({}, [], {}, None)
-    while the execution daemon that served it is gone; (None, None, None, None) when no
-    execution daemon serves it (the dispatcher's own machine runs its jobs)."""
+    ``host`` reported last (its time goes into ``heard``); (None, None, None, None) when
+    no execution daemon serves it (the dispatcher's own machine runs its jobs). While
+    the execution daemon that served it is gone, or has not reported for longer than
+    the host's max_unheard, only the static values of its last report are kept
+    (``STATIC_LOAD``), as Grid Engine's qmaster drops the others of a host it no
+    longer hears from: ({static values}, [], {}, None)."""
     from gridtools.daemon import execd, hostreport
     if not os.path.isdir(execd.host_dir(host)):
         return None, None, None, None
-    report = hostreport.read(host) if execd.registered(host) else None
+    report = hostreport.read(host)
     if report is None:
         return {}, [], {}, None
-    heard[host] = report[0]
-    return report[1], report[2], report[3], report[4]
+    if execd.registered(host):
+        heard[host] = report[0]
+        if not hostreport.unheard(conf, host, report[0], now):
+            return report[1], report[2], report[3], report[4]
+    return {name: report[1][name] for name in STATIC_LOAD if name in report[1]}, [], {}, None
 
 
 def _reasons_after(reasons, decisions):

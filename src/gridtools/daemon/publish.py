@@ -179,17 +179,29 @@ def _messages(state, qi):
 
 
 def _orphans(state, configured, used, loads):
-    """Rows of queue instances that left the configuration while jobs still run in them (o)."""
+    """Rows of queue instances that left the configuration while jobs still run in them
+    (o). Such an instance keeps its queue's attributes (qtype, PE and checkpointing
+    lists), as Grid Engine's orphaned queue instance keeps its own."""
     rows = []
+    groups = None
     for name, letters in sorted(state.derived_states.items()):
         if "o" not in letters or name in configured:
             continue
         queue, _, host = name.partition("@")
         load = loads.get(host, {})
-        rows.append({"name": name, "queue": queue, "host": host, "qtype": [], "slots": used.get(name, 0),
-                     "used": used.get(name, 0), "resv": 0, "load_avg": load.get("np_load_avg"),
-                     "arch": load.get("arch", "-"), "states": "o", "pe_list": [], "attrs": {},
-                     "messages": {}})
+        obj = state.config.objects["queue"].get(queue) or {}
+        if groups is None:
+            groups = view.hostgroups(state.config)
+
+        def v(attr):
+            return view.qvalue(obj, attr, host, groups) or ()
+        qtype = set(v("qtype"))
+        rows.append({"name": name, "queue": queue, "host": host,
+                     "qtype": [t for t in ("BATCH", "INTERACTIVE") if t in qtype],
+                     "slots": used.get(name, 0), "used": used.get(name, 0), "resv": 0,
+                     "load_avg": load.get("np_load_avg"), "arch": load.get("arch", "-"), "states": "o",
+                     "pe_list": [str(p) for p in v("pe_list")], "ckpt_list": [str(c) for c in v("ckpt_list")],
+                     "attrs": {}, "messages": {}})
     return rows
 
 

@@ -107,7 +107,8 @@ def _inst(state, qname, queue, host, groups, table):
         suspend_thresholds=inputs.parsed_pairs(v("suspend_thresholds"), table),
         load_thresholds=inputs.parsed_pairs(v("load_thresholds"), table),
         nsuspend=_nsuspend(v("nsuspend")), interval=max(0.0, float(interval)),
-        ambiguous=ambiguity(queue, host, groups))
+        ambiguous=ambiguity(queue, host, groups),
+        values=tuple((name, value) for name, value, _text in inputs.parsed_pairs(v("complex_values"), table)))
 
 
 def instances(state):
@@ -310,7 +311,8 @@ class Control:
             complexes=table, threshold_at=self.threshold_at,
             calendars=remembered if generation == state.config_generation else {},
             unknown=dict(self.unknown),
-            reschedule_after={h: reschedule_unknown(state.config, h) for h in self.unknown})
+            reschedule_after={h: reschedule_unknown(state.config, h) for h in self.unknown},
+            global_load=inputs.numeric_load(state.global_load, table))
 
     def _numeric_loads(self, loads, table):
         """Each host's load values as numbers, worked out once per sample and configuration."""

@@ -11,6 +11,7 @@ use allow it; a parallel task goes through its PE's allocation rule
 ``short``/``room``/``pe_room``/``grant_short``/``take``.
 """
 
+from gridtools.model.resources import Consumable
 from gridtools.sched import pe as pe_stage
 from gridtools.sched import queues as qsel
 from gridtools.sched.reasons import Reason, Why, capped
@@ -27,7 +28,12 @@ def alarm(p, qi):
                              (Why.QI_OVERLOADED, qi.load_thresholds)):
         for name, threshold, text in thresholds:
             cx = p.table.get(name)
-            raw = host.load.get(cx.name) if cx is not None else None
+            if cx is None:
+                continue
+            raw = _threshold_value(p, host, qi, cx)
+            if raw is None and cx.consumable is Consumable.NO:
+                # no value for it anywhere: Grid Engine's load alarm counts that as crossed
+                return Reason(kind, (qi.name, f'no value for complex attribute "{cx.name}"'))
             if not isinstance(raw, (int, float)):
                 continue
             adj = p.adjust.get((qi.host, cx.name), 0.0)
@@ -35,6 +41,18 @@ def alarm(p, qi):
                 return Reason(kind, (qi.name, cx.name, raw + adj, raw) + _adjustment(p, host, cx.name)
                               + (cx.relop.value, text))
     return None
+
+
+def _threshold_value(p, host, qi, cx):
+    """The value a threshold on ``cx`` is compared with: the host's load value, else the
+    ``global`` one, else (not for a consumable) the queue instance's complex_values one;
+    None without any."""
+    raw = host.load.get(cx.name)
+    if raw is None:
+        raw = p.snap.global_load.get(cx.name)
+    if raw is None and cx.consumable is Consumable.NO:
+        raw = next((value for name, value, _text in qi.values if name == cx.name), None)
+    return raw
 
 
 def _adjustment(p, host, name):

@@ -34,7 +34,7 @@ suspended, or slot-wise subordination picked it.
 
 from dataclasses import dataclass, field
 
-from gridtools.model.resources import crosses
+from gridtools.model.resources import Consumable, crosses
 from gridtools.sched.calendar import CalState, state_at
 from gridtools.sched.snapshot import SUSPENDING, HostState, QState
 
@@ -57,6 +57,7 @@ class Instance:
     nsuspend: int = 1
     interval: float = 300.0
     ambiguous: str = ""                  # why the configuration is ambiguous here ('' if not)
+    values: tuple = ()                   # ((complex name, value), ...) of its complex_values
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +93,7 @@ class View:
     calendars: dict = field(default_factory=dict)    # "q@h" -> (QState, valid until) remembered
     unknown: dict = field(default_factory=dict)      # host -> since when it is not heard from
     reschedule_after: dict = field(default_factory=dict)  # host -> reschedule_unknown seconds (0 never)
+    global_load: dict = field(default_factory=dict)  # load values of ``global`` (load sensors)
 
 
 @dataclass(slots=True)
@@ -169,13 +171,29 @@ def _slotwise(inst, used, here):
     return picked
 
 
-def exceeded(thresholds, load, complexes):
-    """[(name, value, threshold text)] of the thresholds a host's load crosses."""
+def exceeded(thresholds, load, complexes, global_load=None, values=None):
+    """[(name, value, threshold text)] of the thresholds a host's load crosses. A
+    threshold's value is the host's load value, else the ``global`` one, else the queue
+    instance's complex_values one (``values``); a threshold on a value none of them
+    has (a host whose execution daemon is not heard from reports none but its static
+    values) is in alarm, with value None, as Grid Engine's load alarm ("no value for
+    complex attribute"). A consumable's threshold is compared with its load value alone,
+    and only when the host reports one."""
     found = []
     for name, threshold, text in thresholds:
         cx = complexes.get(name)
-        value = (load or {}).get(cx.name) if cx is not None else None
-        if isinstance(value, (int, float)) and crosses(cx, value, threshold):
+        if cx is None:
+            continue
+        value = (load or {}).get(cx.name)
+        if value is None and cx.consumable is not Consumable.NO:
+            continue
+        if value is None:
+            value = (global_load or {}).get(cx.name)
+        if value is None:
+            value = (values or {}).get(cx.name)
+        if value is None:
+            found.append((cx.name, None, text))
+        elif isinstance(value, (int, float)) and crosses(cx, value, threshold):
             found.append((cx.name, value, text))
     return found
 
@@ -201,9 +219,13 @@ def _thresholds(view, here, picked, now, out, wakes):
             continue
         if not _thresholds_on(inst):
             continue
-        alarm = bool(exceeded(inst.suspend_thresholds, view.loads.get(inst.host), view.complexes))
+        alarm = bool(exceeded(inst.suspend_thresholds, view.loads.get(inst.host), view.complexes,
+                              view.global_load, dict(inst.values)))
         if alarm:
             _add(out.derived, inst.name, QState.SUSPEND_ALARM)
+        if inst.host in view.unknown:
+            continue                    # (its execution daemon gets no orders: nothing changes)
+        if alarm:
             waiting = [t for t in tasks if not (t.threshold_suspended or t.job_suspended or t.key in picked
                                                  or _queue_suspended(t, view, out.derived))]
         else:
@@ -269,7 +291,8 @@ def derive(view, now):
     picked = _subordinates(view, used, here, out.derived)
     _thresholds(view, here, picked, now, out, wakes)
     out.alarms = frozenset(i.name for i in view.instances
-                           if exceeded(i.load_thresholds, view.loads.get(i.host), view.complexes))
+                           if exceeded(i.load_thresholds, view.loads.get(i.host), view.complexes,
+                                       view.global_load, dict(i.values)))
     for task in view.tasks:
         want = task.key in picked or _queue_suspended(task, view, out.derived)
         if want != task.queue_suspended:

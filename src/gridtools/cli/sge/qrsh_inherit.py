@@ -209,7 +209,9 @@ def main(argv, prog="qrsh"):
             raise GridError(USAGE)
         host = granted_name(host, _granted_hosts())
         if host is None:
-            raise GridError(f'error: host "{call.host}" is not granted to job {job_id}')
+            # (the host's execution daemon holds no queue of the job: it refuses the task)
+            raise GridError(f"error: executing task of job {job_id} failed: execution daemon on host "
+                            f'"{call.host}" didn\'t accept task')
     except (GridError, UsageError) as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code

@@ -58,20 +58,23 @@ def suspend_thresholds_on(attrs):
 
 
 def _threshold_lines(row, snap, kind):
-    """(name, value text, threshold) of each exceeded load or suspend threshold."""
+    """(name, value text, threshold) of each exceeded load or suspend threshold; value
+    text None for a threshold on a value there is none of (see ``_threshold_value``)."""
     attrs = row.get("attrs") or {}
     if kind != "load" and not suspend_thresholds_on(attrs):
         return []
     thresholds = attrs.get("load_thresholds" if kind == "load" else "suspend_thresholds") or {}
-    load = host_load(snap, row["host"])
     complexes = snap.get("complexes") or {}
     found = []
     for name, limit in thresholds.items():
-        if name not in load:
-            continue
         cx = complexes.get(name)
+        value = _threshold_value(row, snap, name, cx)
+        if value is None:
+            if cx is None or str(cx[4]).upper() == "NO":
+                found.append((name, None, limit))
+            continue
         relop = cx[2] if cx else ">="
-        have, want = loadvalues.to_number(load[name]), loadvalues.to_number(limit)
+        have, want = loadvalues.to_number(value), loadvalues.to_number(limit)
         if have is None or want is None or not loadvalues.compare(have, relop, want):
             continue
         shown = f"{have:.6f}" if loadvalues.ctype(name, complexes) != "MEMORY" else loadvalues.memory(have)
@@ -79,24 +82,54 @@ def _threshold_lines(row, snap, kind):
     return found
 
 
+def _threshold_value(row, snap, name, cx):
+    """The value a threshold on ``name`` is compared with, as Grid Engine's load alarm
+    takes it: the host's load value, else the ``global`` one, else (not for a
+    consumable) the queue instance's complex_values one; None without any, which is an
+    alarm of itself for a value that is not consumable (a host whose execution daemon
+    is not heard from keeps only its static values: arch, num_proc, mem_total, ...)."""
+    value = host_load(snap, row["host"]).get(name)
+    if value is None:
+        value = (snap.get("global_load") or {}).get(name)
+    if value is None and (cx is None or str(cx[4]).upper() == "NO"):
+        value = ((row.get("attrs") or {}).get("complex_values") or {}).get(name)
+    return value
+
+
 def alarm_reasons(row, snap, kind):
     """The -explain lines of a load (``kind="load"``) or suspend alarm."""
     label = "load-threshold" if kind == "load" else "suspend-threshold"
-    return [f"alarm hl:{name}={value} {label}={limit}"
-            for name, value, limit in _threshold_lines(row, snap, kind)]
+    unknown = None
+    lines = []
+    for name, value, limit in _threshold_lines(row, snap, kind):
+        if value is not None:
+            lines.append(f"alarm hl:{name}={value} {label}={limit}")
+            continue
+        if unknown is None:
+            unknown = "u" in _base_states(row, snap)
+        lines.append(f'error: no value for "{name}" because execd is in unknown state' if unknown
+                     else f"error: no complex attribute for threshold {name}")
+    return lines
+
+
+def _base_states(row, snap):
+    """The state letters of a queue instance but its alarms."""
+    letters = set(row.get("states") or "")
+    load = host_load(snap, row["host"])
+    if not load:
+        letters.add("u")
+    letters.update(_HOST_STATE_LETTERS.get(load.get("state", ""), ""))
+    return letters
 
 
 def states(row, snap):
-    """The state letters of a queue instance: qmod states plus alarms and unknown."""
-    letters = set(row.get("states") or "")
-    if not host_load(snap, row["host"]):
-        letters.add("u")
-    else:
-        if _threshold_lines(row, snap, "load"):
-            letters.add("a")
-        if _threshold_lines(row, snap, "suspend"):
-            letters.add("A")
-    letters.update(_HOST_STATE_LETTERS.get(host_load(snap, row["host"]).get("state", ""), ""))
+    """The state letters of a queue instance: qmod states plus alarms and unknown (an
+    unknown one is in load alarm too when a threshold names a value it no longer has)."""
+    letters = _base_states(row, snap)
+    if _threshold_lines(row, snap, "load"):
+        letters.add("a")
+    if _threshold_lines(row, snap, "suspend"):
+        letters.add("A")
     return order_states(letters)
 
 

@@ -17,6 +17,8 @@ def _full(a, _o):
 def _alarm(kind):
     def text(a, _o):
         head = ("dropped because it is overloaded" if kind == "load" else "is in suspend alarm")
+        if len(a) == 2:                 # (a value the threshold names is missing)
+            return f'queue instance "{a[0]}" {head}: {a[1]}'
         return f'queue instance "{a[0]}" {head}: {a[1]}={a[2]:.6f} ({_diagnosis(a)}) {a[7]} {a[8]}'
     return text
 
