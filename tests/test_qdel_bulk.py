@@ -80,7 +80,9 @@ def test_qdel_u_deletes_every_job_of_the_user_in_id_order(cell, monkeypatch, wor
     assert set(shown(cell)) <= {running}            # shown at once: at most the dying job
     wait_for(lambda: not os.path.exists(journal_path(cell)))
     assert {cell.task_states(jid).get(1) for jid in held} == {"finished"}
-    assert cell.run("qdel", "-u", "root").stdout in ("", f"root has registered the job {running} for deletion\n")
+    assert cell.run("qdel", "-u", "root").stdout in (
+        "There is no job registered for the following users: root\n",
+        f"root has registered the job {running} for deletion\n")
 
 
 def test_qdel_of_many_ids_and_of_a_user_without_jobs(cell, monkeypatch):
@@ -91,7 +93,8 @@ def test_qdel_of_many_ids_and_of_a_user_without_jobs(cell, monkeypatch):
         ['denied: job "999999" does not exist']
     assert set(shown(cell)) == {held[0]}
     proc = cell.run("qdel", "-u", "nosuchuser")
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1, "There is no job registered for the following users: nosuchuser\n", "")
     proc = cell.run("qdel", str(held[0]), "-u", "root")        # named and chosen: once
     assert proc.stdout == f"root has deleted job {held[0]}\n"
 

@@ -4,7 +4,7 @@
 The status snapshot (``spool.status``) carries, besides the full rows and
 facts the detailed views read, a *listing*: the job rows in qstat's display
 order (running tasks by job id, then waiting ones by priority, submission
-time and id), where consecutive waiting jobs that show alike are one *run*.
+time and id, then finished ones in the order they ended), where consecutive waiting jobs that show alike are one *run*.
 Jobs of one owner with the same name, command, state, hold, priority, slots
 and submission second, and consecutive ids, print as one line each but are
 stored once: the listing of 10,000 jobs submitted by a loop holds a few
@@ -115,19 +115,27 @@ def _waiting_key(row):
 def display_order(rows, jobs):
     """The rows of known jobs in qstat's order: running rows first by job id, then
     waiting ones by priority, submission time and job id (each job's rows in task
-    order; rows that tie keep their order). Waiting rows are sorted by keys taken in
+    order; rows that tie keep their order), then finished ones (``finished_order``). Waiting rows are sorted by keys taken in
     C (``operator.itemgetter``), by time and id, then by priority (a sort keeps the
     order of equal keys): a daemon sorts 10,000 of them at every publication."""
     from operator import itemgetter
     known = [row for row in rows if row["id"] in jobs]
     active = sorted((row for row in known if row["state"] in _ACTIVE), key=_active_key)
-    waiting = [row for row in known if row["state"] not in _ACTIVE]
+    waiting = [row for row in known if row["state"] not in _ACTIVE and row["state"] != "z"]
     try:
         waiting.sort(key=itemgetter("time", "id"))
         waiting.sort(key=itemgetter("prio"), reverse=True)
     except (KeyError, TypeError):       # a row without a priority (or task rows out of order)
         waiting.sort(key=_waiting_key)
-    return active + waiting
+    return active + waiting + finished_order(known)
+
+
+def finished_order(rows):
+    """The finished rows (state z) of ``rows`` as Grid Engine lists its finished jobs:
+    in the order they joined that list, when their first task ended (``ended``), not by
+    priority."""
+    return sorted((row for row in rows if row["state"] == "z"),
+                  key=lambda row: (row.get("ended") or 0.0, row["id"]))
 
 
 #: what a waiting row of a job that is no array must share with the run before it to join

@@ -4,8 +4,8 @@ The daemon publishes them after each pass (``daemon.publish``); a query
 without a published status builds the same from the job store
 (``cli/sge/qstatus``). Rows are grouped as qstat shows them: each running
 task on its own row, waiting tasks of one job grouped by their state,
-finished tasks of a job grouped for ``qstat -s z``; a row's ``state`` is
-the letters qstat shows.
+finished tasks of a job grouped for ``qstat -s z`` (``ended``: when the
+first of them ended); a row's ``state`` is the letters qstat shows.
 """
 
 from gridtools.model import perange
@@ -145,8 +145,19 @@ def job_rows(job, prio, live, ad_done=None, task_asks=None):
             own_asks(row, asks[own[0]])
         if waits:
             row["ad"] = True
+        if key == "z":
+            row["ended"] = _first_end(job)
         rows.append(row)
     return rows
+
+
+def _first_end(job):
+    """When the first of a job's tasks ended (those a qdel of the whole job ended unstarted
+    at its deletion): when it joined the finished jobs qstat -s z lists, in that order."""
+    ends = [t.end_time for t in job.tasks.values() if t.state is TaskState.FINISHED]
+    if job.deleted and job.untouched():
+        ends.append(job.deleted_at)
+    return min(ends) if ends else 0.0
 
 
 def own_asks(row, asks):

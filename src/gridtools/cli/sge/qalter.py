@@ -271,6 +271,10 @@ def _alter(p):
     targets, missing = _resolve(items, snap, p.verify in (None, "n"))
     if p.users is not None:
         targets = jobsel.jobs_of_users(snap, p.users)
+        if not targets:
+            from gridtools.cli.sge.qdel import no_jobs
+            print(no_jobs(p.users))
+            return 1
     if p.verify not in (None, "n"):        # verifying needs what the status shows of a job
         missing += [str(t["id"]) for t in targets if t["id"] not in snap["jobs"]]
         targets = [t for t in targets if t["id"] in snap["jobs"]]

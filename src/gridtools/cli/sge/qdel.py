@@ -54,6 +54,17 @@ def describe(user, done, target, force):
     return lines, False
 
 
+def no_jobs(users):
+    """Grid Engine's answer to a ``-u`` list that matches no job in the system: for all
+    users (``*``) one sentence, else the users as given, at most 20 of them (then
+    ``...``), joined by commas. qdel, qhold, qrls and qalter print it on standard
+    output."""
+    if "*" in users:
+        return "There are no jobs registered"
+    shown = ",".join(users[:20]) + (",..." if len(users) > 20 else "")
+    return f"There is no job registered for the following users: {shown}"
+
+
 def main(argv, prog="qdel"):
     return jobsel.run_command(argv, USAGE, parse_args, _delete)
 
@@ -78,10 +89,15 @@ def _delete(items, users, force):
             said, failed = describe(user, next(answers), target, force)
         code = 1 if failed else code
         lines.extend(said)
+    chosen = 0
     for done in answers:                # the jobs of the -u users, by id
         said, failed = describe(user, done, {"id": done["id"], "tasks": None}, force)
         code = 1 if failed else code
         lines.extend(said)
+        chosen += 1
+    if users is not None and not allowed and not chosen:
+        lines.append(no_jobs(users))
+        code = 1
     for name in missing:
         lines.append(f'denied: job "{name}" does not exist')
         code = 1

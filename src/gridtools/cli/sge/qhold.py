@@ -11,6 +11,9 @@ from gridtools.cli.sge import jobsel
 from gridtools.errors import UsageError
 
 WHO = {"s": ("manager", jobsel.is_manager), "o": ("operator", jobsel.is_operator)}
+#: the exit status of a -u list that matches no job: Grid Engine's qhold and qrls exit
+#: with the status code of the qmaster's answer (STATUS_EEXIST), as qalter does not
+NO_SUCH_JOBS = 3
 
 
 def parse_args(argv):
@@ -66,8 +69,14 @@ def _hold(prog, items, users, letters, on):
     for target in kept:
         done = {"id": target["id"], "denied": True} if target.get("denied") else next(answers)
         code = _said(user, done, lines, code)
+    chosen = 0
     for done in answers:                # the jobs of the -u users, by id
         code = _said(user, done, lines, code)
+        chosen += 1
+    if users is not None and not kept and not chosen:
+        from gridtools.cli.sge.qdel import no_jobs
+        lines.append(no_jobs(users))
+        code = code or NO_SUCH_JOBS
     for name in missing:
         lines.append(f'denied: job "{name}" does not exist')
         code = code or 1

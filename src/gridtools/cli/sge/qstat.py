@@ -249,13 +249,17 @@ class StateFilter:
 
 
 def sort_rows(rows, info=None):
-    """Running rows first (by job id), then pending ones by priority, then submission."""
+    """Running rows first (by job id), then pending ones by priority, then submission,
+    then finished ones in the order they ended (Grid Engine lists its finished jobs as
+    they joined that list: ``listing.finished_order``)."""
+    from gridtools.spool.listing import finished_order
+
     def key(row):
         active = row["state"] in qstatus.ACTIVE
         return (0 if active else 1, row["id"] if active else 0,
                 -row.get("prio", 0.0) if not active else 0, row["time"] if not active else 0,
                 row["id"], row.get("task") or 0)
-    return sorted(rows, key=key)
+    return sorted((r for r in rows if r["state"] != "z"), key=key) + finished_order(rows)
 
 
 def selected_rows(snap, opts):

@@ -4,7 +4,10 @@
 is shown only when it meets all of them. Running jobs are then shown when
 they occupy a selected queue; pending jobs when they could run in one of
 them as far as their requests tell (hard queue list, parallel environment,
-resource requests), without looking at free capacity.
+resource requests) and their project, without looking at free capacity.
+Grid Engine's qstat judges a job's project by the queue's ``projects`` and
+``xprojects`` lists alone (``project_admits``): a job submitted with ``-P``
+is not shown for a queue whose ``projects`` is NONE.
 
 A ``-q`` list that matches no queue instance, or a ``-pe`` list none of whose
 names is a configured parallel environment, is an error (``check_names``), as
@@ -137,11 +140,26 @@ def selected_queues(snap, opts):
     return [r for r in rows if queue_selected(r, snap, opts)]
 
 
+def project_admits(row, project):
+    """Grid Engine's static test of a job's project against a queue instance, as its
+    qstat makes it: a job without a project passes; one with a project passes only a
+    queue whose ``projects`` list names it and whose ``xprojects`` list does not (a
+    queue with ``projects NONE`` takes no job that has a project, here, though the
+    scheduler lets such a job run there)."""
+    if not project:
+        return True
+    attrs = row.get("attrs") or {}
+    return project in (attrs.get("projects") or ()) and project not in (attrs.get("xprojects") or ())
+
+
 def pending_fits(job, queues, snap, pe=None):
     """A pending job could run in one of the queue instances, judged by its requests
-    (``pe``: a list to judge the row's parallel environment request by, not the job's)."""
+    (``pe``: a list to judge the row's parallel environment request by, not the job's)
+    and its project (``project_admits``)."""
     pe = job.get("pe") if pe is None else pe
     for row in queues:
+        if not project_admits(row, job.get("project")):
+            continue
         if job.get("hard_queues") and not any(queue_matches(row, q, snap) for q in job["hard_queues"]):
             continue
         if pe and not any(wildcards.match(name, pe[0]) for name in row.get("pe_list") or ()):
