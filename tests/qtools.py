@@ -99,6 +99,12 @@ def job_pid(cell, jid, task=1):
     return wait_for(read, 15)
 
 
+def end_state(cell, jid, timeout=30):
+    """The state task 1 of job ``jid`` ends in: "finished" or "error" (waited for)."""
+    wait_for(lambda: cell.task_states(jid).get(1) in ("finished", "error"), timeout=timeout)
+    return cell.task_states(jid).get(1)
+
+
 def process_state(pid):
     """The kernel's state letter of a process: R, S, T (stopped), Z, ... or None when gone."""
     try:

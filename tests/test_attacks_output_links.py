@@ -20,20 +20,11 @@ import pytest
 from attack_tools import private_folder, sticky_folder, user_py
 from condortools import submit, wait_status
 from conftest import wait_for
-
-
-def _jid(proc):
-    assert proc.returncode == 0, proc.stderr
-    return int(proc.stdout.split(".")[0])
+from qtools import end_state, jid_of
 
 
 def _plant(cell, user, target, link):
     user_py(cell, user, f"import os; os.symlink({target!r}, {link!r})", check=True)
-
-
-def _ended(cell, jid):
-    wait_for(lambda: cell.task_states(jid).get(1) in ("finished", "error"), timeout=30)
-    return cell.task_states(jid).get(1)
 
 
 def _error_reason(cell, jid):
@@ -59,9 +50,9 @@ def test_a_prolog_s_output_does_not_go_through_a_planted_file_link(cell, workdir
     cell.run("qconf", "-mattr", "queue", "prolog", "/bin/echo prolog-of-job $job_name", "all.q", check=True)
     link = os.path.join(shared, "nightly.out")
     _plant(cell, bob, victim, link)
-    jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", link, "-N", "nightly", "true",
+    jid = jid_of(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", link, "-N", "nightly", "true",
                          user=user, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     if owner == "root":
         assert not os.path.exists(victim)
     else:
@@ -83,9 +74,9 @@ def test_a_planted_folder_link_does_not_choose_where_the_output_goes(cell, workd
     link = os.path.join(shared, "outdir")
     _plant(cell, bob, victim, link)
     path = link if how == "folder" else os.path.join(link, "job.out")
-    jid = _jid(cell.qsub("-terse", "-b", "y", "-o", path, "-N", "rootjob", "echo", "secret",
+    jid = jid_of(cell.qsub("-terse", "-b", "y", "-o", path, "-N", "rootjob", "echo", "secret",
                          user=user, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     assert os.listdir(victim) == []
     reason = _error_reason(cell, jid)
     assert reason and reason[0].endswith(f"can't open output file \"{path}\": Permission denied"), reason
@@ -113,9 +104,9 @@ def test_the_owner_s_own_links_are_followed(cell, workdir, users, owner):
         user_py(cell, user, code, check=True)
     real = os.path.join(home, "real")
     for number, path in enumerate((f"{home}/out", f"{shared}/mine", f"{shared}/file")):
-        jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", path, "-N", f"own{number}",
+        jid = jid_of(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", path, "-N", f"own{number}",
                              "echo", "mine", user=user, cwd=workdir))
-        assert _ended(cell, jid) == "finished"
+        assert end_state(cell, jid) == "finished"
         written = os.path.join(real, "file.txt" if path.endswith("file") else f"own{number}.o{jid}")
         assert open(written).read() == "prolog-of-job " + f"own{number}\nmine\n"
 
@@ -196,9 +187,9 @@ def test_a_planted_folder_link_does_not_choose_the_working_folder(cell, workdir,
     out = private_folder(workdir, "outdir", user)
     link = os.path.join(shared, "work")
     _plant(cell, bob, victim, link)
-    jid = _jid(cell.qsub("-terse", "-b", "y", "-wd", link, "-o", out, "-j", "y", "-N", "here",
+    jid = jid_of(cell.qsub("-terse", "-b", "y", "-wd", link, "-o", out, "-j", "y", "-N", "here",
                          "touch", "made-here", user=user, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     assert os.listdir(victim) == [] and os.listdir(out) == []
     reason = _error_reason(cell, jid)
     assert reason and reason[0].endswith(f"can't chdir to {link}: Permission denied"), reason
@@ -212,9 +203,9 @@ def test_a_planted_folder_link_does_not_choose_the_working_folder(cell, workdir,
         os.symlink(own, mine)
     else:
         _plant(cell, user, own, mine)
-    jid = _jid(cell.qsub("-terse", "-b", "y", "-wd", mine, "-o", out, "-j", "y", "-N", "there",
+    jid = jid_of(cell.qsub("-terse", "-b", "y", "-wd", mine, "-o", out, "-j", "y", "-N", "there",
                          "touch", "made-here", user=user, cwd=workdir))
-    assert _ended(cell, jid) == "finished"
+    assert end_state(cell, jid) == "finished"
     assert os.listdir(own) == ["made-here"]
 
 

@@ -16,17 +16,7 @@ import threading
 
 from attack_tools import private_folder, sticky_folder, user_py
 from condortools import submit, wait_status
-from conftest import wait_for
-
-
-def _jid(proc):
-    assert proc.returncode == 0, proc.stderr
-    return int(proc.stdout.strip().split(".")[0])
-
-
-def _ended(cell, jid):
-    wait_for(lambda: cell.task_states(jid).get(1) in ("finished", "error"), timeout=30)
-    return cell.task_states(jid).get(1)
+from qtools import end_state, jid_of
 
 
 def _alice_file(workdir, alice, name, text):
@@ -50,17 +40,17 @@ def test_output_does_not_go_into_a_file_another_user_left_there(cell, workdir, u
     alice, bob = users[0], users[1]
     shared = sticky_folder(workdir)
     trap = _trap(cell, bob, os.path.join(shared, "nightly.out"))
-    jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", trap, "echo", "secret-of-alice",
+    jid = jid_of(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", trap, "echo", "secret-of-alice",
                          user=alice, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     assert open(trap).read() == ""
     reason = [ln for ln in cell.run("qstat", "-j", str(jid)).stdout.splitlines() if ln.startswith("error reason")]
     assert reason and reason[0].endswith(f"can't open output file \"{trap}\": Permission denied"), reason
     # alice's own file there is written as before
     mine = os.path.join(shared, "mine.out")
     user_py(cell, alice, f"open({mine!r}, 'w').write('before\\n')", check=True)
-    done = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", mine, "echo", "after", user=alice, cwd=workdir))
-    assert _ended(cell, done) == "finished"
+    done = jid_of(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", mine, "echo", "after", user=alice, cwd=workdir))
+    assert end_state(cell, done) == "finished"
     assert open(mine).read() == "before\nafter\n"
 
 
@@ -74,9 +64,9 @@ def test_output_does_not_go_into_a_fifo_another_user_left_there(cell, workdir, u
     heard = []
     reader = threading.Thread(target=lambda: heard.append(open(trap).read()), daemon=True)
     reader.start()
-    jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", trap, "echo", "secret-of-alice",
+    jid = jid_of(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", trap, "echo", "secret-of-alice",
                          user=alice, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     os.close(os.open(trap, os.O_WRONLY | os.O_NONBLOCK))      # (lets the reader go)
     reader.join(10)
     assert heard == [""]
@@ -105,11 +95,11 @@ def test_links_in_a_folder_another_user_planted_are_not_followed(cell, workdir, 
     user_py(cell, bob, f"import os; os.mkdir({planted!r}); os.chmod({planted!r}, 0o777); "
                        f"os.symlink({first!r}, {planted!r} + '/out'); os.symlink({second!r}, {planted!r} + '/cout')",
             check=True)
-    jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", f"{planted}/out", "echo", "appended",
+    jid = jid_of(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", f"{planted}/out", "echo", "appended",
                          user=alice, cwd=workdir))
     cluster = submit(cell, f"executable = /bin/echo\narguments = overwrote\noutput = {planted}/cout\n"
                            f"error = {planted}/cerr\nqueue\n", cwd=workdir, user=alice)
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     wait_status(cell, f"{cluster}.0", 5)
     assert open(first).read() == "unchanged\n"
     assert open(second).read() == "unchanged too\n"

@@ -21,16 +21,7 @@ import subprocess
 import pytest
 
 from conftest import wait_for
-
-
-def _jid(proc):
-    assert proc.returncode == 0, proc.stderr
-    return int(proc.stdout.strip().split(".")[0])
-
-
-def _ended(cell, jid):
-    wait_for(lambda: cell.task_states(jid).get(1) in ("finished", "error"), timeout=30)
-    return cell.task_states(jid).get(1)
+from qtools import end_state, jid_of
 
 
 def _error_reason(cell, jid):
@@ -63,9 +54,9 @@ def _env_lines(path):
 def test_output_path_with_a_slash_naming_no_directory_fails_the_start(cell, users, workdir):
     alice = users[0]
     missing = os.path.join(workdir, "envout") + "/"
-    jid = _jid(cell.qsub("-terse", "-N", "eqw_nodir", "-o", missing, "-e", missing, "-b", "y", "true",
+    jid = jid_of(cell.qsub("-terse", "-N", "eqw_nodir", "-o", missing, "-e", missing, "-b", "y", "true",
                          user=alice, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     assert _error_reason(cell, jid).endswith(f"]: error: can't open output file \"{missing}\": Is a directory")
     assert not os.path.exists(os.path.join(workdir, "envout"))
 
@@ -73,7 +64,7 @@ def test_output_path_with_a_slash_naming_no_directory_fails_the_start(cell, user
 def test_output_path_with_a_slash_naming_a_directory_gets_the_default_name(cell, users, workdir):
     alice = users[0]
     folder = _own_folder(workdir, "out", alice)
-    jid = _jid(cell.qsub("-terse", "-N", "named", "-o", folder + "/", "-b", "y", "env",
+    jid = jid_of(cell.qsub("-terse", "-N", "named", "-o", folder + "/", "-b", "y", "env",
                          user=alice, cwd=workdir))
     cell.wait_finished(jid)
     env = _env_lines(os.path.join(folder, f"named.o{jid}"))
@@ -84,9 +75,9 @@ def test_output_path_with_a_slash_naming_a_directory_gets_the_default_name(cell,
 def test_unwritable_output_file_is_said_with_the_path_in_quotes(cell, users, workdir):
     alice = users[0]
     closed = _root_folder(workdir, "rootonly", 0o755)
-    jid = _jid(cell.qsub("-terse", "-N", "noperm", "-o", closed + "/", "-j", "y", "-b", "y", "true",
+    jid = jid_of(cell.qsub("-terse", "-N", "noperm", "-o", closed + "/", "-j", "y", "-b", "y", "true",
                          user=alice, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     assert _error_reason(cell, jid).endswith(
         f"]: error: can't open output file \"{closed}//noperm.o{jid}\": Permission denied")
 
@@ -94,9 +85,9 @@ def test_unwritable_output_file_is_said_with_the_path_in_quotes(cell, users, wor
 def test_missing_stdin_file_is_a_dummy_input_file(cell, users, workdir):
     alice = users[0]
     missing = os.path.join(workdir, "nope.txt")
-    jid = _jid(cell.qsub("-terse", "-i", missing, "-o", "/dev/null", "-j", "y", "-b", "y", "cat",
+    jid = jid_of(cell.qsub("-terse", "-i", missing, "-o", "/dev/null", "-j", "y", "-b", "y", "cat",
                          user=alice, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     assert _error_reason(cell, jid).endswith(f"]: error: can't open {missing} as dummy input file")
 
 
@@ -105,8 +96,8 @@ def test_a_path_that_cannot_be_looked_at_is_a_stat_failure(cell, users, workdir)
     entry = pwd.getpwnam(alice)
     closed = _root_folder(workdir, "closed", 0o700)
     path = os.path.join(closed, "sub", "x.out")
-    jid = _jid(cell.qsub("-terse", "-o", path, "-j", "y", "-b", "y", "true", user=alice, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    jid = jid_of(cell.qsub("-terse", "-o", path, "-j", "y", "-b", "y", "true", user=alice, cwd=workdir))
+    assert end_state(cell, jid) == "error"
     groups = "".join(f"{g} " for g in os.getgrouplist(alice, entry.pw_gid))
     assert _error_reason(cell, jid).endswith(
         f"can't stat() \"{path}\" as stdout_path: Permission denied KRB5CCNAME=none "
@@ -117,9 +108,9 @@ def test_a_path_that_cannot_be_looked_at_is_a_stat_failure(cell, users, workdir)
 def test_stdin_naming_a_directory_fails_the_start(cell, users, workdir):
     alice = users[0]
     folder = _own_folder(workdir, "t3", alice)
-    jid = _jid(cell.qsub("-terse", "-N", "indir", "-i", folder, "-o", folder + "/", "-j", "y", "-b", "y", "cat",
+    jid = jid_of(cell.qsub("-terse", "-N", "indir", "-i", folder, "-o", folder + "/", "-j", "y", "-b", "y", "cat",
                          user=alice, cwd=workdir))
-    assert _ended(cell, jid) == "error"
+    assert end_state(cell, jid) == "error"
     assert _error_reason(cell, jid).endswith(f"\"{folder}\" is a directory not a file")
     # the output file was opened by nobody: the job never ran
     assert not os.path.exists(os.path.join(folder, f"indir.o{jid}"))
@@ -130,7 +121,7 @@ def test_sge_stderr_path_under_join(cell, users, workdir, join):
     alice = users[0]
     folder = _own_folder(workdir, "t2", alice)
     extra = ["-j", "y"] if join else ["-e", folder + "/"]
-    jid = _jid(cell.qsub("-terse", "-cwd", "-N", "vtest", "-o", folder + "/", *extra, "-b", "y", "env",
+    jid = jid_of(cell.qsub("-terse", "-cwd", "-N", "vtest", "-o", folder + "/", *extra, "-b", "y", "env",
                          user=alice, cwd=workdir))
     cell.wait_finished(jid)
     env = _env_lines(os.path.join(folder, f"vtest.o{jid}"))
