@@ -103,6 +103,11 @@ def test_a_path_that_cannot_be_looked_at_is_a_stat_failure(cell, users, workdir)
         f"can't stat() \"{path}\" as stdout_path: Permission denied KRB5CCNAME=none "
         f"uid={entry.pw_uid} gid={entry.pw_gid} {groups}")
     assert not os.path.exists(os.path.join(closed, "sub"))
+    # the KRB5CCNAME named is the job's own, never the daemon's
+    jid = jid_of(cell.qsub("-terse", "-v", "KRB5CCNAME=FILE:/tmp/krb5cc_mine", "-o", path, "-j", "y",
+                           "-b", "y", "true", user=alice, cwd=workdir))
+    assert end_state(cell, jid) == "error"
+    assert "Permission denied KRB5CCNAME=FILE:/tmp/krb5cc_mine uid=" in _error_reason(cell, jid)
 
 
 def test_stdin_naming_a_directory_fails_the_start(cell, users, workdir):

@@ -10,6 +10,7 @@ import select
 import struct
 import subprocess
 import termios
+import threading
 import time
 
 from conftest import user_bin, wait_for
@@ -112,3 +113,26 @@ def test_a_plain_users_session_gets_a_pty_of_its_own(cell, workdir, users):
     # the owner's, closed to others (0620 or 0600, as the system's devpts makes it)
     assert {f"{user} 620", f"{user} 600"} & set(shown.splitlines()), shown
     assert after == before
+
+
+def test_the_notify_signal_reaches_a_job_on_a_pty(cell, workdir):
+    """qmod -sj of a -notify job on a pty: the job's own SIGUSR1 trap runs (the shepherd
+    signals the process it started, which passes the signal on)."""
+    ready, got = os.path.join(workdir, "ready"), os.path.join(workdir, "got")
+    command = (f"trap 'echo usr1 > {got}' USR1; touch {ready}; "
+               f"while [ ! -e {got} ]; do sleep 0.1; done; cat {got}; exit 5")
+
+    def suspend_once_ready():
+        wait_for(lambda: os.path.exists(ready), 15)
+        jid = int(cell.run("qstat").stdout.splitlines()[2].split()[0])
+        cell.run("qmod", "-sj", str(jid), check=True)
+
+    helper = threading.Thread(target=suspend_once_ready)
+    helper.start()
+    try:
+        code, shown, _before, _after = _session(cell, workdir, ["qrsh", "-pty", "y", "-notify", command])
+    finally:
+        helper.join()
+    # (the job's process group has the signal, as Grid Engine's kill(-pid): the shell
+    # says so of the sleep it killed)
+    assert code == 5 and shown.endswith("usr1\n"), shown

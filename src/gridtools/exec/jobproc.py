@@ -307,7 +307,8 @@ def _run_on_pty(plan, opened, pty, wfd):
     (no NL to CR NL, as Grid Engine's shepherd sets it; the client's terminal adds the
     CRs); without echo when ``pty[2]`` is false. The job is forked as the leader of a
     new session with the pty as its controlling terminal; this process relays between
-    the FIFOs ``opened`` and the pty's master, and exits as the job did. Never returns
+    the FIFOs ``opened`` and the pty's master, passes the signals the shepherd sends
+    it on to the job (FORWARDED), and exits as the job did. Never returns
     (in the job's process, it returns into the exec of the job: ``_exec_job``)."""
     rows, cols, echo = pty
     master, slave = os.openpty()
@@ -331,6 +332,8 @@ def _run_on_pty(plan, opened, pty, wfd):
             os.close(slave)
         _exec_job(plan)
         os._exit(1)                         # (_exec_job returns only by raising)
+    for sig in FORWARDED:
+        signal.signal(sig, lambda number, _frame: _signal_job(pid, number))
     status = 1 << 8
     try:
         if wfd is not None:
@@ -340,6 +343,21 @@ def _run_on_pty(plan, opened, pty, wfd):
         status = _relay_pty(master, pid, opened[0], opened[1])
     finally:
         _exit_as(status)
+
+
+#: signals the relay of a job on a pty passes on to the job (the shepherd signals the
+#: process it started, which is the relay: -notify's SIGUSR1 and SIGUSR2, a kill's
+#: SIGTERM, ...); SIGSTOP and SIGKILL reach the job with its process tree
+FORWARDED = (signal.SIGUSR1, signal.SIGUSR2, signal.SIGTERM, signal.SIGINT, signal.SIGHUP,
+             signal.SIGQUIT, signal.SIGALRM, signal.SIGXCPU, signal.SIGCONT)
+
+
+def _signal_job(job, number):
+    """Send signal ``number`` to the job's session (its process group)."""
+    try:
+        os.killpg(job, number)
+    except OSError:
+        pass
 
 
 def _relay_pty(master, child, source, sink):
@@ -539,8 +557,9 @@ def resolve_streams(plan):
 def _stat_failure(plan, key, path):
     """The start failure of a stream path whose stat() fails otherwise than for a missing
     file (None when it does not), with Grid Engine's account of the identity that
-    looked: KRB5CCNAME, the uid, the gid and the groups (none when there are more than
-    ten, which its getgroups call does not take)."""
+    looked: the job's KRB5CCNAME (its environment is in place there before the check),
+    the uid, the gid and the groups (none when there are more than ten, which its
+    getgroups call does not take)."""
     try:
         os.stat(path)
         return None
@@ -553,7 +572,7 @@ def _stat_failure(plan, key, path):
     except (KeyError, OSError):
         groups = [plan["gid"]]
     groups = groups if len(groups) <= 10 else []
-    text = (f"{os.strerror(err)} KRB5CCNAME={os.environ.get('KRB5CCNAME') or 'none'} "
+    text = (f"{os.strerror(err)} KRB5CCNAME={(plan.get('env') or {}).get('KRB5CCNAME') or 'none'} "
             f"uid={plan['uid']} gid={plan['gid']} " + "".join(f"{g} " for g in groups))
     return {"step": key, "path": path, "errno": err, "text": text, "kind": KIND_STAT}
 
