@@ -181,7 +181,7 @@ def test_output_folder_is_looked_at_with_the_owners_rights(cell, users, workdir,
         jid = jid_of(cell.qsub("-o", f"{root_only}/{target}", "-j", "y", "-b", "y", "true", user=bob, cwd=workdir))
         wait_state(cell, jid, "Eqw")
         text = cell.run("qstat", "-j", str(jid)).stdout
-        reasons.append(re.search(r"can't open output file (\S+): (.*)", text).groups())
+        reasons.append(re.search(r"can't stat\(\) \"(\S+)\" as stdout_path: (Permission denied) ", text).groups())
     assert reasons == [(f"{root_only}/sub", "Permission denied"), (f"{root_only}/nothere", "Permission denied")]
 
 
