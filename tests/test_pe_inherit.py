@@ -194,7 +194,7 @@ qrsh -inherit "$other" 'echo "without -V [$FOO]"; ls / > /dev/null; exit 4'; ech
 qrsh -inherit -v X=1,FOO "$other" 'echo "-v $X $FOO"'; echo "v $?"
 qrsh -inherit -noshell "$other" /bin/echo 'a;b' '$FOO'; echo "noshell $?"
 qrsh -inherit -noshell "$other" echo on the PATH; echo "noshell path $?"
-qrsh -inherit -now n -verbose "$other" true; echo "ignored $?"
+qrsh -inherit -pty y -verbose "$other" true; echo "ignored $?"
 qrsh -inherit "$other" /nonexist/x; echo "missing $?"
 qrsh -inherit -noshell "$other" /nonexist/x; echo "missing noshell $?"
 qrsh -inherit -bogus "$other" true; echo "bogus $?"

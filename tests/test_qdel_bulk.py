@@ -106,8 +106,10 @@ def test_with_a_job_list_u_is_a_filter(cell, workdir, users):
     ours = [jid_of(cell.qsub("-h", "-N", "f", "-b", "y", "true", user=who, cwd=workdir)) for who in (alice, bob)]
     mine = jid_of(cell.qsub("-h", "-N", "f", "-b", "y", "true"))
     proc = cell.run("qdel", "*", "-u", "nosuchuser")
-    assert (proc.returncode, proc.stdout) == (0, "")
-    assert cell.run("qrls", "-u", bob, str(ours[0]), str(mine)).stdout == ""     # (none of bob's named)
+    assert (proc.returncode, proc.stdout) == (1, "The job * of user(s) nosuchuser does not exist\n")
+    proc = cell.run("qrls", "-u", bob, str(ours[0]), str(mine))                 # (none of bob's named)
+    assert (proc.returncode, proc.stdout) == (3, f"The job {ours[0]} of user(s) {bob} does not exist\n"
+                                                 f"The job {mine} of user(s) {bob} does not exist\n")
     proc = cell.run("qdel", "*", "-u", bob)
     assert proc.stdout == f"root has deleted job {ours[1]}\n"
     assert {ours[0], mine} <= set(shown(cell)) and ours[1] not in shown(cell)

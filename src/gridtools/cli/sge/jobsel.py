@@ -238,23 +238,49 @@ def jobs_of_users(snap, users):
 
 
 def of_users(items, users):
-    """The job words ``items`` narrowed to the jobs of ``users``: with a job list, -u is a
-    filter, as Grid Engine's qmaster applies it (``qdel '*' -u bob`` deletes bob's jobs,
-    not everybody's; ``*`` names every user)."""
-    if "*" in users:
-        return items
+    """(the job words ``items`` narrowed to the jobs of ``users``, the names among them
+    that name no job of those users): with a job list, -u is a filter, as Grid Engine's
+    qmaster applies it (``qdel '*' -u bob`` deletes bob's jobs, not everybody's; ``*``
+    names every user). Each word is matched on its own, as the qmaster answers each job
+    id or name of the list."""
     snap = job_status(items, users)
-    targets, _missing = resolve(items, snap)
     wanted = set(users)
-    return [(str(t["id"]), t["tasks"]) for t in targets
-            if (snap["jobs"].get(t["id"]) or {}).get("owner") in wanted]
+    kept, unmatched = [], []
+    for name, tasks in items:
+        targets, _missing = resolve([(name, tasks)], snap)
+        if "*" not in wanted:
+            targets = [t for t in targets if (snap["jobs"].get(t["id"]) or {}).get("owner") in wanted]
+        if not targets:
+            unmatched.append(name)
+        elif "*" in wanted:
+            kept.append((name, tasks))
+        else:
+            kept.extend((str(t["id"]), t["tasks"]) for t in targets)
+    return kept, unmatched
 
 
-def run_command(argv, usage, parse, act, prefix=""):
+def users_shown(users):
+    """The users of a -u list as Grid Engine's qmaster names them in its answers: as
+    given, at most 20 of them (then ``...``), joined by commas."""
+    return ",".join(users[:20]) + (",..." if len(users) > 20 else "")
+
+
+def not_of_users(name, users):
+    """Grid Engine's answer for a job id or name of a -u command that names no job of
+    those users (for all users, ``*``: no job at all)."""
+    if "*" in users:
+        return "There are no jobs registered"
+    return f"The job {name} of user(s) {users_shown(users)} does not exist"
+
+
+def run_command(argv, usage, parse, act, prefix="", not_found=1):
     """The frame of qdel, qhold and qrls: -help, argument errors with the usage text,
     "no job argument", then ``act(items, users, option)`` with errors as one line.
 
-    ``parse(argv)`` returns (option, users, job words).
+    ``parse(argv)`` returns (option, users, job words). With -u and a job list, each
+    job word that names no job of the users is answered on standard output after what
+    ``act`` printed (``not_of_users``), and the command exits with ``not_found`` unless
+    ``act`` failed already.
     """
     import sys
     from gridtools.errors import GridError
@@ -271,11 +297,15 @@ def run_command(argv, usage, parse, act, prefix=""):
         sys.stderr.write("error: no job argument given\n" + usage)
         return 1
     try:
+        unmatched = []
         if items and users is not None:
-            items, users = of_users(items, users), None
-            if not items:
-                return 0
-        return act(items, users, option)
+            (items, unmatched), named = of_users(items, users), users
+            users = None
+        code = act(items, users, option) if items or users is not None else 0
+        if unmatched:
+            sys.stdout.write("".join(f"{not_of_users(name, named)}\n" for name in unmatched))
+            code = code or not_found
+        return code
     except GridError as exc:
         (sys.stdout if getattr(exc, "answer", False) else sys.stderr).write(f"{exc}\n")
         return exc.exit_code

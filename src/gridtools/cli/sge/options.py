@@ -166,6 +166,12 @@ def _apply_v(req, args, ctx):
     req["env"].update(parse_env_list(args[0], ctx.env))
 
 
+def _apply_display(req, args, ctx):
+    """qrsh's -display: the job gets DISPLAY set to it, as Grid Engine puts it into the
+    job's environment list."""
+    req["env"]["DISPLAY"] = must_have("-display", args[0])
+
+
 def _apply_V(req, args, ctx):
     req["export_all"] = True
 
@@ -290,6 +296,7 @@ OPTIONS = {
     "-cwd": (0, _apply_cwd, "all"),
     "-C": (1, _client("prefix"), "cli"),
     "-dc": (1, _apply_ctx("del"), "all"),
+    "-display": (1, _apply_display, "qrsh"),
     "-dl": (1, _apply_a("deadline", "-dl"), "all"),
     "-e": (1, _path_opt("stderr", "-e"), "all"),
     "-h": (0, _flag("user_hold"), "all"),
@@ -343,11 +350,11 @@ OPTIONS = {
 #: parser keeps them in the job, which does nothing with them), else "unknown" (qsub
 #: refuses the job after reading every option: ``Unknown option -ot 5``, exit 5)
 FOREIGN = {"-u": "ignore", "-pty": "ignore", "-ot": "unknown", "-noshell": "unknown",
-           "-nostdin": "unknown", "-verbose": "unknown"}
+           "-nostdin": "unknown", "-verbose": "unknown", "-display": "unknown"}
 
 #: options of other commands Grid Engine's option parser knows and that no gridtools
 #: command takes here: their argument words, unchecked (all "unknown" to qsub)
-PARSER_ONLY = {"-uall": 0, "-explain": 0, "-xml": 0, "-inherit": 0, "-cell": 1, "-display": 1, "-d": 1}
+PARSER_ONLY = {"-uall": 0, "-explain": 0, "-xml": 0, "-inherit": 0, "-cell": 1, "-d": 1}
 
 #: the exit code of qsub's refusal of an option it does not take (Grid Engine's
 #: STATUS_ENOIMP)

@@ -61,8 +61,7 @@ def no_jobs(users):
     output."""
     if "*" in users:
         return "There are no jobs registered"
-    shown = ",".join(users[:20]) + (",..." if len(users) > 20 else "")
-    return f"There is no job registered for the following users: {shown}"
+    return f"There is no job registered for the following users: {jobsel.users_shown(users)}"
 
 
 def main(argv, prog="qdel"):

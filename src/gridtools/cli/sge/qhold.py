@@ -11,8 +11,9 @@ from gridtools.cli.sge import jobsel
 from gridtools.errors import UsageError
 
 WHO = {"s": ("manager", jobsel.is_manager), "o": ("operator", jobsel.is_operator)}
-#: the exit status of a -u list that matches no job: Grid Engine's qhold and qrls exit
-#: with the status code of the qmaster's answer (STATUS_EEXIST), as qalter does not
+#: the exit status of a -u list that matches no job, or of a job named with -u that is
+#: none of those users': Grid Engine's qhold and qrls exit with the status code of the
+#: qmaster's answer (STATUS_EEXIST), as qalter does not
 NO_SUCH_JOBS = 3
 
 
@@ -50,7 +51,7 @@ def main(argv, prog="qhold"):
     usage = USAGE.format(prog=prog, verb="hold" if on else "release")
     return jobsel.run_command(argv, usage, parse_args,
                               lambda items, users, letters: _hold(prog, items, users, letters, on),
-                              prefix=f"{prog}: ")
+                              prefix=f"{prog}: ", not_found=NO_SUCH_JOBS)
 
 
 def _hold(prog, items, users, letters, on):

@@ -132,15 +132,16 @@ def _immediate(req):
 
 #: the options of Grid Engine's submit parser that qrsh and qlogin take on their command
 #: line (qsh.c remove_unknown_opts); -C only with -b n, where it names the script's
-#: directive prefix. Any other (-t, -a, -c, -ckpt, -i, -r, -S, -shell, -tc, -dl, -he,
-#: ...) is refused before anything is submitted.
+#: directive prefix; -display sets DISPLAY in the job's environment. Any other (-t, -a,
+#: -c, -ckpt, -i, -r, -S, -shell, -tc, -dl, -he, ...) is refused before anything is
+#: submitted.
 TAKEN = frozenset((
-    "-ac", "-ar", "-A", "-b", "-binding", "-clear", "-cwd", "-dc", "-e", "-h", "-hard",
+    "-ac", "-ar", "-A", "-b", "-binding", "-clear", "-cwd", "-dc", "-display", "-e", "-h", "-hard",
     "-hold_jid", "-hold_jid_ad", "-j", "-js", "-jsv", "-l", "-m", "-M", "-masterq", "-N",
     "-noshell", "-nostdin", "-notify", "-now", "-o", "-P", "-p", "-pe", "-pty", "-q",
     "-R", "-sc", "-soft", "-v", "-V", "-verbose", "-w", "-wd"))
 #: the ones a login session (qlogin, qrsh without a command) does not take either
-NOT_FOR_LOGIN = frozenset(("-cwd", "-wd", "-v", "-V"))
+NOT_FOR_LOGIN = frozenset(("-cwd", "-wd", "-display", "-v", "-V"))
 
 
 class UnknownOption(GridError):

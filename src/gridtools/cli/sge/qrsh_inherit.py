@@ -3,12 +3,14 @@ job this command runs in, on one of the hosts granted to it.
 
 As in Grid Engine, the options before the host name that mean something to a task
 are ``-V`` (the caller's whole environment goes to the task), ``-v NAME[=value],...``
-(those variables), ``-cwd`` and ``-wd DIR`` (the task's working directory: the
-caller's, or DIR; without them the job's, that is its ``qsub -cwd``/``-wd`` folder
-or else the owner's home, as Grid Engine's execd chooses it), ``-nostdin`` (the task
-reads /dev/null), ``-noshell`` (the command is executed directly) and ``-verbose``
-(Grid Engine's two lines on standard error); the other qrsh/qsub options are
-accepted and ignored (``submit(1)``). The tight integrations of Open MPI
+(those variables), ``-display DISPLAY`` (the task's DISPLAY), ``-cwd`` and ``-wd DIR``
+(the task's working directory: the caller's, or DIR; without them the job's, that is
+its ``qsub -cwd``/``-wd`` folder or else the owner's home, as Grid Engine's execd
+chooses it), ``-nostdin`` (the task reads /dev/null), ``-noshell`` (the command is
+executed directly) and ``-verbose`` (Grid Engine's two lines on standard error);
+``-pty`` is taken and does nothing here. Any other submit option is refused as
+Grid Engine's qrsh refuses it there (``error: Unknown option -l``, exit 1), once
+JOB_ID and the host and command were checked. The tight integrations of Open MPI
 (``-inherit -nostdin -V host ...``) and MPICH/hydra (``-inherit -V host ...``) call
 it so. Without ``-noshell`` the command line (its words joined by blanks) runs as
 ``<the owner's login shell> -c "<command line>"``, as Grid Engine's qrsh_starter
@@ -70,6 +72,10 @@ FLAGS = ("-nostdin", "-noshell", "-verbose", "-V")
 IGNORED_FLAGS = ("-inherit",)
 #: qrsh's own options with one argument, accepted and ignored
 QRSH_ONLY = ("-pty",)
+#: the submit options Grid Engine's qrsh takes with -inherit (qsh.c remove_unknown_opts:
+#: "qrsh -inherit only allows -cwd and setting of environment"); qrsh's own -verbose,
+#: -noshell, -nostdin and -pty are taken before that check
+INHERIT_TAKEN = frozenset(("-cwd", "-wd", "-display", "-v", "-V"))
 
 
 class Call:
@@ -81,11 +87,14 @@ class Call:
         self.host = ""
         self.command = []
         self.cwd = None             # -cwd / -wd: the task's working directory
+        self.unknown = None         # the first submit option -inherit does not take
 
 
 def parse(argv):
     """The Call of ``argv`` (the words after qrsh, -inherit among the options);
-    UsageError for an option it does not know or a missing argument."""
+    UsageError for an option no command knows or a missing argument. A submit option
+    -inherit does not take is noted in ``unknown`` (refused by ``main`` after the
+    checks Grid Engine's qrsh makes first)."""
     from gridtools.cli.sge import options
     from gridtools.cli.sge.optvalues import parse_env_list
     call, at = Call(), 0
@@ -98,13 +107,20 @@ def parse(argv):
         if word in QRSH_ONLY and at + 1 < len(argv):
             at += 2
             continue
-        if word not in options.OPTIONS:
+        if word in options.OPTIONS:
+            count = options.arity(word, argv[at + 1:])
+        elif word in options.PARSER_ONLY:
+            count = options.PARSER_ONLY[word]
+        else:
             raise UsageError(f"error: ERROR! invalid option argument \"{word}\"")
-        count = options.arity(word, argv[at + 1:])
         if len(argv) - at - 1 < count:
             raise UsageError(f"error: ERROR! {word} option must have argument")
-        if word == "-v":
+        if word not in INHERIT_TAKEN:
+            call.unknown = call.unknown or word
+        elif word == "-v":
             call.env.update(parse_env_list(argv[at + 1], os.environ))
+        elif word == "-display":
+            call.env["DISPLAY"] = argv[at + 1]
         elif word == "-cwd":
             call.cwd = os.getcwd()
         elif word == "-wd":
@@ -207,6 +223,8 @@ def main(argv, prog="qrsh"):
         job_id, task = _job()
         if not call.command:
             raise GridError(USAGE)
+        if call.unknown:
+            raise GridError(f"error: Unknown option {call.unknown}")
         host = granted_name(host, _granted_hosts())
         if host is None:
             # (the host's execution daemon holds no queue of the job: it refuses the task)

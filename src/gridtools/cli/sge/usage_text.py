@@ -84,6 +84,7 @@ SUBMIT_OPTIONS = {
     "-cwd": ("[-cwd]", "use current working directory"),
     "-C": ("[-C directive_prefix]", "define command prefix for job script"),
     "-dc": ("[-dc simple_context_list]", "delete context variable(s)"),
+    "-display": ("[-display display]", "set display to display interactive job"),
     "-dl": ("[-dl date_time]", "the job's deadline (initiation time)"),
     "-e": ("[-e path_list]", "specify standard error stream path(s)"),
     "-h": ("[-h]", "place user hold on job"),
