@@ -106,6 +106,6 @@ def test_submit_interactive_with_a_description_runs_the_waiting_program_instead(
     dry = cell.run("condor_submit", "-interactive", "-dry-run", "-", "i.sub", cwd=workdir)
     assert dry.returncode == 0, dry.stderr
     assert 'Cmd = "/bin/sh"' in dry.stdout and "InteractiveJob = true" in dry.stdout
-    assert 'Tag = "mine"' in dry.stdout and "Arguments = \"-c sleep' '180' '&&' 'while' 'test' '-d' " in dry.stdout
+    assert 'Tag = "mine"' in dry.stdout and "Arguments = \"-c d=${_CONDOR_SCRATCH_DIR}/.condor_ssh_to_job_1;' " in dry.stdout
     late = cell.run("condor_submit", "-interactive", "-factory", "i.sub", cwd=workdir)
     assert (late.returncode, late.stderr) == (1, "\nERROR: Interactive jobs cannot be materialized late\n")

@@ -27,15 +27,24 @@ no descriptor above 2 is left open to it. What root does afterwards as the owner
 (removing the session's mark, ending an interactive job) is done by a child that
 became the owner, groups included.
 
-While a session lasts, the directory ``.condor_ssh_to_job_1`` is in the job's
-scratch directory (as the task's environment file names it), as in HTCondor: the
-job of ``condor_submit -interactive`` waits for it. When the session of such a job
-(InteractiveJob) ends, the job ends too (its process is sent SIGTERM), as
-HTCondor's interactive jobs end with their session.
+While a session lasts, a directory of its own, ``.condor_ssh_to_job_N`` (N the first
+number free, as HTCondor's starter numbers its sshds' directories), is in the job's
+scratch directory (as the task's environment file names it). It holds ``owner``, the
+pid and start time (clock ticks since boot) of the client process the session lasts
+with; a directory whose owner is gone is a stale one, taken again by the next session.
+The session's process is sent SIGHUP when the client ends, even by SIGKILL (as sshd
+ends when its connection closes). Each session removes its own directory only.
+
+The job of ``condor_submit -interactive`` (InteractiveJob) waits for
+``.condor_ssh_to_job_1``, the session condor_submit opens (other sessions into it are
+numbered from 2): it ends, with exit status 0, once that directory has gone or its
+owner has ended. No session ends any job itself.
 
 A job that is not running yet is said in the schedd's words (``Job 5.0 is not
 running.``), exit 1; with -auto-retry the command waits for it (``Waiting for job to
-start...``). With -remove-on-interrupt an interrupt removes the job.
+start...``). With -remove-on-interrupt, SIGINT, SIGHUP, SIGTERM and SIGQUIT (while
+waiting, or during the session) remove the job, as HTCondor's: ``Interrupted by signal
+2 (SIGINT), removing job 5.0...``, condor_rm's words, exit 1. Usage errors exit 2.
 """
 
 import os
@@ -65,8 +74,13 @@ OPTIONS:
 
 #: seconds between two looks at a job that is not running yet (-auto-retry)
 RETRY_EVERY = 0.5
-#: the directory a session keeps in the job's scratch directory (HTCondor's name)
-SESSION_DIR = ".condor_ssh_to_job_1"
+#: the directories sessions keep in the job's scratch directory (HTCondor's names:
+#: this and a number)
+SESSION_PREFIX = ".condor_ssh_to_job_"
+#: the file of a session's directory naming the process the session lasts with
+OWNER_FILE = "owner"
+#: the signals -remove-on-interrupt removes the job on (HTCondor's)
+INTERRUPTS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT)
 
 
 class Options:
@@ -100,7 +114,7 @@ def parse_args(argv, prog):
             break
         elif any(_prefix(arg, word) for word in ("-name", "-pool", "-ssh", "-keygen-options", "-shells")):
             if i + 1 >= len(argv):
-                raise GridError(f"{arg} requires an argument", 1)
+                raise GridError(f"{arg} requires an argument", 2)
             i += 1
             if _prefix(arg, "-shells"):
                 opts.shells = argv[i]
@@ -111,13 +125,13 @@ def parse_args(argv, prog):
         elif _prefix(arg, "-remove-on-interrupt"):
             opts.remove_on_interrupt = True
         elif arg.startswith("-"):
-            raise GridError(f"Unrecognized argument: {arg}", 1)
+            raise GridError(f"Unrecognized argument: {arg}", 2)
         else:
             break
         i += 1
     if i >= len(argv):
         sys.stderr.write("ERROR: You must specify a job!\n\n")
-        raise SystemExit(1)
+        raise SystemExit(2)
     opts.job = _job_id(argv[i])
     opts.command = list(argv[i + 1:])
     return opts
@@ -128,7 +142,7 @@ def _job_id(text):
     head, dot, tail = text.partition(".")
     if head.isdigit() and (not dot or tail.isdigit()):
         return int(head), int(tail) if dot else 0
-    raise GridError(f"Invalid job id: {text}", 1)
+    raise GridError(f"Invalid job id: {text}", 2)
 
 
 # ---------------------------------------------------------------- the job
@@ -319,7 +333,11 @@ def _process_environment(pid, started):
 
 # ---------------------------------------------------------------- the session
 
-def main(argv, prog="condor_ssh_to_job"):
+def main(argv, prog="condor_ssh_to_job", submitted=False):
+    """``submitted``: the session condor_submit -interactive opens into its job (the
+    one the job waits for, ``.condor_ssh_to_job_1``)."""
+    session = _Session()
+    session.submitted = submitted
     try:
         opts = parse_args(list(argv), prog)
         if opts.schedd:
@@ -328,30 +346,50 @@ def main(argv, prog="condor_ssh_to_job"):
                 raise GridError(f"No such schedd named {opts.schedd} in local pool", 1)
         _arm(opts)
         found, job, interactive = _wait_running(opts)
-        return _session(opts, found, job, interactive)
+        return _session(opts, found, job, 1 if submitted or not interactive else 2, session)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
     except _Interrupted as exc:
-        return exc.status
+        session.stop()
+        if not exc.removing:
+            return 128 + exc.signum
+        cluster, proc = opts.job
+        sys.stderr.write(f"Interrupted by signal {exc.signum} ({signal.Signals(exc.signum).name}), "
+                         f"removing job {cluster}.{proc}...\n")
+        sys.stderr.flush()
+        _remove(opts.job)
+        return 1
 
 
 class _Interrupted(BaseException):
-    def __init__(self, status):
-        super().__init__(status)
-        self.status = status
+    """Signal ``signum`` came (``removing``: it removes the job)."""
+
+    def __init__(self, signum, removing):
+        super().__init__(signum)
+        self.signum, self.removing = signum, removing
 
 
 def _arm(opts):
-    """-remove-on-interrupt: an interrupt (while waiting, or in the session) removes the job."""
-    if not opts.remove_on_interrupt:
-        return
+    """-remove-on-interrupt: SIGINT, SIGHUP, SIGTERM and SIGQUIT (while waiting, or in the
+    session) end the session and remove the job, in HTCondor's words; exit 1. Without
+    it, SIGHUP and SIGTERM end the session (its directory removed), exit 128 + N."""
 
     def removed(signum, _frame):
-        signal.signal(signum, signal.SIG_IGN)
-        _remove(opts.job)
-        raise _Interrupted(128 + signum)
-    signal.signal(signal.SIGINT, removed)
+        for each in INTERRUPTS:
+            signal.signal(each, signal.SIG_IGN)
+        raise _Interrupted(signum, True)
+
+    def ended(signum, _frame):
+        for each in INTERRUPTS:
+            signal.signal(each, signal.SIG_IGN)
+        raise _Interrupted(signum, False)
+    if opts.remove_on_interrupt:
+        for signum in INTERRUPTS:
+            signal.signal(signum, removed)
+    else:
+        for signum in (signal.SIGHUP, signal.SIGTERM):
+            signal.signal(signum, ended)
 
 
 def _remove(job):
@@ -363,18 +401,69 @@ def _remove(job):
         act.run(opts, "condor_rm", act.REMOVE)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
+    sys.stdout.flush()
 
 
-def _session(opts, found, job, interactive):
-    """Run the shell (or the command) beside the job ``job`` ((pid, start ticks)); its
-    exit status."""
+class _Session:
+    """The session's process, once started: its pid, the pipe it says its directory's
+    number on, and the job's owner (who removes the directory); ``submitted``: the
+    session condor_submit -interactive opened, whose directory stays, without its owner
+    file, for the job's waiting program to see and remove."""
+
+    def __init__(self):
+        self.child = self.report = self.owner = self.scratch = None
+        self.said = None
+        self.submitted = False
+
+    def mark(self):
+        """(the session's directory, the owner file's text) as the session's process
+        said them; (None, None) when it made none."""
+        if self.said is None:
+            data = b""
+            if self.report is not None:
+                try:
+                    while True:
+                        chunk = os.read(self.report, 64)
+                        if not chunk:
+                            break
+                        data += chunk
+                except OSError:
+                    pass
+                os.close(self.report)
+                self.report = None
+            number, _, ticks = data.decode("ascii", "replace").partition(" ")
+            self.said = (os.path.join(self.scratch, SESSION_PREFIX + number), f"{self.child} {ticks}") \
+                if number.isdigit() and ticks.isdigit() and self.scratch else (None, None)
+        return self.said
+
+    def leave(self):
+        """The session's directory goes (when it is still this session's)."""
+        marker, text = self.mark()
+        if marker is not None:
+            _as_owner(self.owner, lambda: _leave(marker, text, keep=self.submitted))
+
+    def stop(self):
+        """An interrupt: the session's process is sent SIGHUP (as sshd's session when its
+        connection closes), and its directory goes."""
+        if self.child is None:
+            return
+        try:
+            os.kill(self.child, signal.SIGHUP)
+        except OSError:
+            pass
+        self.leave()
+
+
+def _session(opts, found, job, first, session):
+    """Run the shell (or the command) beside the job ``job`` ((pid, start ticks)), its
+    directory the first ``.condor_ssh_to_job_N`` free from N = ``first``; its exit
+    status."""
     import pwd
-    pid, started = job
+    pid, _started = job
     owner = pwd.getpwnam(found.owner)
     spooled = _spool_environment(found, owner)
     env = _session_environment(found, owner, job, spooled)
     scratch = (spooled or {}).get("_CONDOR_SCRATCH_DIR") or (spooled or {}).get("TMPDIR") or ""
-    marker = os.path.join(scratch, SESSION_DIR) if os.path.isabs(scratch) else None
     for name in ("TERM", "DISPLAY", "COLORTERM"):
         if name in os.environ:
             env[name] = os.environ[name]
@@ -385,22 +474,45 @@ def _session(opts, found, job, interactive):
     streams = sessionstreams.Streams(owner) if os.geteuid() != owner.pw_uid else None
     sys.stdout.flush()
     sys.stderr.flush()
+    report, told = os.pipe()
+    parent = os.getpid()
     child = os.fork()
     if child == 0:                      # (the session: as the owner, in the job's directory)
         try:
-            _start(opts, owner, env, marker, greeting, streams)
+            os.close(report)
+            where = scratch if os.path.isabs(scratch) else None
+            _start(opts, owner, env, (where, first, parent, told), greeting, streams)
         except OSError as exc:
             sys.stderr.write(f"{exc.strerror}: {exc.filename or ''}\n")
         finally:
             os._exit(127)
+    os.close(told)
+    session.child, session.report, session.owner, session.scratch = child, report, owner, scratch
     if streams is None:
-        for signum in (signal.SIGINT, signal.SIGQUIT):
-            signal.signal(signum, signal.SIG_IGN)  # (the terminal's keys are the session's)
+        keys = (signal.SIGINT, signal.SIGQUIT)
+        if not opts.remove_on_interrupt or opts.command:
+            for signum in keys:
+                signal.signal(signum, signal.SIG_IGN)  # (the terminal's keys are the session's)
+        _ended(child)
+        session.leave()                 # (before the process is reaped: its pid names it till then)
         status = sessionstreams.wait_child(child)
     else:
         status = streams.relay(child)
-    _as_owner(owner, lambda: _end(marker, job if interactive else None))
+        session.leave()
+    session.child = None
     return status
+
+
+def _ended(child):
+    """Wait until process ``child`` ended, without reaping it."""
+    while True:
+        try:
+            os.waitid(os.P_PID, child, os.WEXITED | os.WNOWAIT)
+            return
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return
 
 
 def _session_environment(found, owner, job, spooled):
@@ -416,16 +528,26 @@ def _session_environment(found, owner, job, spooled):
     return env
 
 
-def _start(opts, owner, env, marker, greeting, streams):
-    """In the forked child: take the session's streams, become the owner, mark the
-    session, go to the job's directory and run the command or a shell."""
-    for signum in (signal.SIGINT, signal.SIGQUIT):
+def _start(opts, owner, env, marking, greeting, streams):
+    """In the forked child: take the session's streams, become the owner (sent SIGHUP
+    when the client's process ends), mark the session (``marking``: the scratch
+    directory, the first number to try, the client's pid, the pipe to say the number
+    on), go to the job's directory and run the command or a shell."""
+    scratch, first, parent, told = marking
+    for signum in INTERRUPTS:
         signal.signal(signum, signal.SIG_DFL)
     if streams is not None:
         streams.attach()
     _become(owner)
-    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-    _enter(marker, env)
+    _hang_up_with(parent)
+    os.closerange(3, told)
+    os.closerange(told + 1, os.sysconf("SC_OPEN_MAX"))
+    if scratch:
+        made = _enter(scratch, first)
+        if made is not None:
+            os.write(told, f"{made[0]} {made[1]}".encode("ascii"))
+    os.close(told)
+    _go_to(env)
     if opts.command:
         os.execve("/bin/sh", ["sh", "-c", " ".join(opts.command)], env)
     sys.stdout.write(greeting)
@@ -434,6 +556,22 @@ def _start(opts, owner, env, marker, greeting, streams):
     for shell in (s for s in shells if s and os.access(s, os.X_OK)):
         os.execve(shell, ["-" + os.path.basename(shell)], env)
     sys.stderr.write("no shell could be started\n")
+
+
+#: prctl's option that names the signal a process gets when its parent ends
+PR_SET_PDEATHSIG = 1
+
+
+def _hang_up_with(parent):
+    """This process is sent SIGHUP when the client's process (``parent``) ends, whatever
+    ends it; it ends now when that happened already."""
+    import ctypes
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGHUP), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(129)
 
 
 def _become(owner):
@@ -453,7 +591,8 @@ def _as_owner(owner, action):
     child = os.fork()
     if child == 0:
         try:
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            for signum in INTERRUPTS:
+                signal.signal(signum, signal.SIG_DFL)
             _become(owner)
             action()
         finally:
@@ -461,31 +600,102 @@ def _as_owner(owner, action):
     sessionstreams.wait_child(child)
 
 
-def _end(marker, job):
-    """After the session: its mark goes, and the job ``job`` (an interactive one) ends."""
-    _leave(marker)
-    if job is not None:
-        _end_job(*job)
+#: the most session directories a job's scratch directory is searched for a free number in
+MOST_SESSIONS = 1000
 
 
-def _end_job(pid, started):
-    """SIGTERM to the job's process, when it is still the one the session was opened
-    beside (the same start time: a pid used again by another process is left alone)."""
+def _enter(scratch, first):
+    """In the session's process, as the owner: the session's directory, made with its
+    owner file (this process's pid and start time) and then given the first name
+    ``.condor_ssh_to_job_N`` free from N = ``first`` (a stale one, whose owner has
+    ended, is taken again). (N, the start time), or None when none could be made."""
+    import tempfile
+    ticks = _ticks(os.getpid())
     try:
-        if _ticks(pid) == started:
-            os.kill(pid, signal.SIGTERM)
+        made = tempfile.mkdtemp(prefix=".condor_ssh_to_job.new.", dir=scratch)
+    except OSError:
+        return None
+    try:
+        with open(os.path.join(made, OWNER_FILE), "w", encoding="ascii") as fh:
+            fh.write(f"{os.getpid()} {ticks}\n")
+        number, tries = first, 0
+        while number < first + MOST_SESSIONS and tries < 2 * MOST_SESSIONS:
+            tries += 1
+            path = os.path.join(scratch, f"{SESSION_PREFIX}{number}")
+            if _rename_new(made, path):
+                return number, ticks
+            owned = _owner_of(path)
+            if owned is not None and _ticks(owned[0]) != owned[1]:
+                _leave(path, f"{owned[0]} {owned[1]}")  # (stale: its session ended without removing it)
+                if not os.path.lexists(path):
+                    continue
+            number += 1
+    except OSError:
+        pass
+    _leave(made, f"{os.getpid()} {ticks}")
+    return None
+
+
+#: renameat2's flag: fail when the new name is taken
+RENAME_NOREPLACE = 1
+AT_FDCWD = -100
+
+
+def _rename_new(source, target):
+    """Rename ``source`` to ``target`` unless ``target`` is there (even an empty
+    directory); False when it is, OSError for another failure."""
+    import ctypes
+    import errno
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        done = libc.renameat2(AT_FDCWD, os.fsencode(source), AT_FDCWD, os.fsencode(target), RENAME_NOREPLACE)
+        failure = ctypes.get_errno()
+    except (OSError, AttributeError):
+        done, failure = -1, errno.ENOSYS
+    if done == 0:
+        return True
+    if failure in (errno.EEXIST, errno.ENOTEMPTY):
+        return False
+    if failure not in (errno.ENOSYS, errno.EINVAL):
+        raise OSError(failure, os.strerror(failure), target)
+    if os.path.lexists(target):         # (no renameat2 here: look first)
+        return False
+    os.rename(source, target)
+    return True
+
+
+def _owner_of(marker):
+    """(pid, start ticks) the owner file of session directory ``marker`` names; None
+    when it has none (a directory this command did not make)."""
+    try:
+        fd = os.open(os.path.join(marker, OWNER_FILE), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            pid, ticks = os.read(fd, 64).split()
+        finally:
+            os.close(fd)
+        return int(pid), int(ticks)
+    except (OSError, ValueError):
+        return None
+
+
+def _leave(marker, text, keep=False):
+    """Remove session directory ``marker`` when its owner file says ``text`` (pid and
+    start time): a session's own, or a stale one; another's is left alone. ``keep``:
+    only its owner file goes (the directory, a sign the session was and has ended, is
+    left to the job's waiting program, which may not have seen it yet)."""
+    owned = _owner_of(marker)
+    if owned is None or f"{owned[0]} {owned[1]}" != text:
+        return
+    try:
+        os.unlink(os.path.join(marker, OWNER_FILE))
+        if not keep:
+            os.rmdir(marker)
     except OSError:
         pass
 
 
-def _enter(marker, env):
-    """In the session's process: mark the session in the job's scratch directory, and go
-    to the job's directory (its Iwd, else the scratch directory)."""
-    if marker:
-        try:
-            os.mkdir(marker, 0o700)
-        except OSError:
-            pass
+def _go_to(env):
+    """Go to the job's directory (its Iwd, else the scratch directory)."""
     for folder in (env.get("_CONDOR_JOB_IWD"), env.get("_CONDOR_SCRATCH_DIR"), env.get("PWD")):
         if folder:
             try:
@@ -494,14 +704,6 @@ def _enter(marker, env):
                 return
             except OSError:
                 continue
-
-
-def _leave(marker):
-    if marker:
-        try:
-            os.rmdir(marker)
-        except OSError:
-            pass
 
 
 def _interactive(found, snap):

@@ -222,23 +222,38 @@ def dump_report(opts, clusters):
 
 # ---------------------------------------------------------------- -interactive
 
-#: the description of ``condor_submit -interactive`` without a file (HTCondor's
-#: interactive.sub): a job that waits for its session (condor_ssh_to_job keeps
-#: .condor_ssh_to_job_1 in the scratch directory while it lasts), 180 seconds at most
-#: for it to begin
+#: the waiting program of an interactive job (INTERACTIVE_SUBMIT_CMD_OVERRIDE,
+#: INTERACTIVE_SUBMIT_ARGS_OVERRIDE): as HTCondor's, it waits 180 seconds at most for
+#: its session (the directory .condor_ssh_to_job_1 condor_ssh_to_job makes in the
+#: scratch directory for the session condor_submit opens), then as long as that
+#: directory is there, every 3 seconds; here, as long as the process its ``owner`` file
+#: names (pid and start time) goes on: the session's end removes the file (the directory
+#: stays for this program to see and remove), and a session whose process ended without
+#: removing it (its client killed) is over too. It ends with exit status 0 as soon as
+#: its session has, not after 180 seconds in any case.
 INTERACTIVE_COMMAND = "/bin/sh"
-INTERACTIVE_ARGS = ("\"-c 'sleep 180 && while test -d ${_CONDOR_SCRATCH_DIR}/.condor_ssh_to_job_1; "
-                    "do /bin/sleep 3; done'\"")
-INTERACTIVE_TEXT = f"universe = vanilla\nexecutable = {INTERACTIVE_COMMAND}\narguments = {INTERACTIVE_ARGS}\nqueue\n"
+INTERACTIVE_ARGS = ("\"-c 'd=${_CONDOR_SCRATCH_DIR}/.condor_ssh_to_job_1; i=0; "
+                    "while test $i -lt 180 && ! test -d $d; do /bin/sleep 1; i=$((i+1)); done; "
+                    "while read p t < $d/owner && read s < /proc/$p/stat && set -- ${s##*) } "
+                    "&& test ${20} = $t; do /bin/sleep 3; done 2>/dev/null; rm -rf $d; exit 0'\"")
+#: the description of ``condor_submit -interactive`` without a file: HTCondor's
+#: interactive.sub (its shell logs out after 2 hours idle: TMOUT)
+INTERACTIVE_TEXT = (f"universe = vanilla\nexecutable = {INTERACTIVE_COMMAND}\narguments = {INTERACTIVE_ARGS}\n"
+                    "environment = \"TMOUT=7200\"\ntransfer_executable = false\nnotification = never\n"
+                    "priority = 1000\nrequest_memory = 512m\nqueue\n")
+#: the JobDescription of an interactive job that has none (as HTCondor's)
+INTERACTIVE_DESCRIPTION = '"interactive job"'
 
 
 def interactive_text(opts, knobs):
     """-interactive: (the description's text, its name): the file given (its executable
     and arguments replaced by INTERACTIVE_SUBMIT_CMD_OVERRIDE and
     INTERACTIVE_SUBMIT_ARGS_OVERRIDE, as HTCondor rewrites them), else
-    INTERACTIVE_SUBMIT_FILE, else the built-in one; the jobs are marked InteractiveJob."""
+    INTERACTIVE_SUBMIT_FILE, else the built-in one; the jobs are marked InteractiveJob,
+    and described as "interactive job" unless the description says otherwise."""
     from gridtools.cli.condor.submit import read_text
     opts["append"].append("MY.InteractiveJob = True")
+    opts["variables"].setdefault("MY.JobDescription", INTERACTIVE_DESCRIPTION)
     if opts["factory"]:
         raise InputError(lines("", "ERROR: Interactive jobs cannot be materialized late"))
     if opts["file"] not in (None, "-"):
@@ -263,4 +278,4 @@ def start_session(clusters):
     from gridtools.cli.condor import ssh_to_job
     sys.stdout.flush()
     cluster = clusters[0][0]
-    return ssh_to_job.main(["-auto-retry", "-remove-on-interrupt", "-X", f"{cluster}.0"])
+    return ssh_to_job.main(["-auto-retry", "-remove-on-interrupt", "-X", f"{cluster}.0"], submitted=True)
