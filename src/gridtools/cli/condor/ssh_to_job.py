@@ -534,6 +534,9 @@ def _start(opts, owner, env, marking, greeting, streams):
     directory, the first number to try, the client's pid, the pipe to say the number
     on), go to the job's directory and run the command or a shell."""
     scratch, first, parent, told = marking
+    # (the modules the owner's part needs are loaded while this process is still the
+    # caller's: the owner may not be able to read the interpreter's library)
+    _preload()
     for signum in INTERRUPTS:
         signal.signal(signum, signal.SIG_DFL)
     if streams is not None:
@@ -556,6 +559,17 @@ def _start(opts, owner, env, marking, greeting, streams):
     for shell in (s for s in shells if s and os.access(s, os.X_OK)):
         os.execve(shell, ["-" + os.path.basename(shell)], env)
     sys.stderr.write("no shell could be started\n")
+
+
+#: the modules the session's process needs once it is the owner's (``_enter``,
+#: ``_hang_up_with``, ``_leave``)
+OWNER_MODULES = ("ctypes", "errno", "tempfile", "encodings.ascii")
+
+
+def _preload():
+    """Load OWNER_MODULES while the process may still read the interpreter's library."""
+    for name in OWNER_MODULES:
+        __import__(name)
 
 
 #: prctl's option that names the signal a process gets when its parent ends
