@@ -116,8 +116,10 @@ DEFAULTS = {
     # condor_submit -interactive with a description of the user's: the program its jobs run
     # instead of theirs, waiting for their session (cli.condor.submit_more)
     "INTERACTIVE_SUBMIT_CMD_OVERRIDE": "/bin/sh",
-    "INTERACTIVE_SUBMIT_ARGS_OVERRIDE": "\"-c 'sleep 180 && while test -d ${_CONDOR_SCRATCH_DIR}/.condor_ssh_to_job_1; "
-                                        "do /bin/sleep 3; done'\"",
+    "INTERACTIVE_SUBMIT_ARGS_OVERRIDE": ("\"-c 'd=${_CONDOR_SCRATCH_DIR}/.condor_ssh_to_job_1; i=0; "
+                                         "while test $i -lt 180 && ! test -d $d; do /bin/sleep 1; i=$((i+1)); done; "
+                                         "while read p t < $d/owner && read s < /proc/$p/stat && set -- ${s##*) } "
+                                         "&& test ${20} = $t; do /bin/sleep 3; done 2>/dev/null; rm -rf $d; exit 0'\""),
     "SUBMIT_FACTORY_JOBS_BY_DEFAULT": "false",
     "SUBMIT_PREVENT_MULTI_QUEUE": "false",
     # condor_submit: getenv = true taken (formats.condor.jobattrs)
