@@ -176,21 +176,24 @@ def test_nobody_learns_a_request_name_in_time_to_take_it_first(cell, users, work
     assert out.split()[1] == "True"        # (the reply folders cannot be listed)
 
 
-def test_trees_their_owner_made_unwritable_go_in_one_sweep(cell, users, monkeypatch):
+def test_trees_their_owner_made_unwritable_go_in_one_sweep(cell, users, workdir, monkeypatch):
     """Thirty trees of alice's, deeper than the daemon empties itself and with a folder she
     made unwritable at the bottom, planted among the reservation id claims: one sweep
     hands them all to one removal as alice, which opens her folders first."""
     from gridtools.spool import ids, junk
     monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
     alice = users[0]
+    # (each tree is built in the scratch folder and moved in whole: the daemon's own sweep
+    # may come at any time, and must not meet a tree half made)
     user_py(cell, alice, f"""
         import os
         for n in range(30):
-            path = os.path.join({_spool(cell, "arids")!r}, f"t{{n}}")
-            os.makedirs(os.path.join(path, *["d"] * {junk.MOST_DEPTH + 2}))
+            path = os.path.join({workdir!r}, f"t{{n}}")
             bottom = os.path.join(path, *["d"] * {junk.MOST_DEPTH + 2})
+            os.makedirs(bottom)
             open(os.path.join(bottom, "f"), "w").close()
             os.chmod(bottom, 0o555)
+            os.rename(path, os.path.join({_spool(cell, "arids")!r}, f"t{{n}}"))
         """, check=True)
     junk.begin()
     ids.sweep("ar", time.time())

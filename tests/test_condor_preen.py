@@ -48,7 +48,9 @@ def test_preen_reports_then_removes_only_what_nothing_uses(cell, users, workdir)
     running = submit(cell, "executable = /bin/sleep\narguments = 300\nqueue\n", cwd=workdir)
     wait_status(cell, f"{running}.0", 2)
     cell_tmp = os.path.join("/tmp", tmpdir.cell_folder_name(cell.root))
-    in_use = old(os.path.join(cell_tmp, f"{running}.1.all.q"))
+    in_use = os.path.join(cell_tmp, f"{running}.1.all.q")
+    wait_for(lambda: os.path.isdir(in_use))             # (made by its shepherd as the job starts)
+    old(in_use)
     old(os.path.join(spool, "jobs", str(running)))      # a job the queue holds: never stale
 
     dead, live = dead_pid(), os.getpid()
