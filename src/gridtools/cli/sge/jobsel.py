@@ -265,11 +265,23 @@ def users_shown(users):
     return ",".join(users[:20]) + (",..." if len(users) > 20 else "")
 
 
+#: Grid Engine's answer when a -u list of all users (``*``) finds no job
+NO_JOBS = "There are no jobs registered"
+
+
+def no_jobs(users):
+    """Grid Engine's answer to a -u list that matches no job in the system (qdel, qhold,
+    qrls and qalter print it on standard output)."""
+    if "*" in users:
+        return NO_JOBS
+    return f"There is no job registered for the following users: {users_shown(users)}"
+
+
 def not_of_users(name, users):
     """Grid Engine's answer for a job id or name of a -u command that names no job of
     those users (for all users, ``*``: no job at all)."""
     if "*" in users:
-        return "There are no jobs registered"
+        return NO_JOBS
     return f"The job {name} of user(s) {users_shown(users)} does not exist"
 
 

@@ -272,8 +272,7 @@ def _alter(p):
     if p.users is not None:
         targets = jobsel.jobs_of_users(snap, p.users)
         if not targets:
-            from gridtools.cli.sge.qdel import no_jobs
-            print(no_jobs(p.users))
+            print(jobsel.no_jobs(p.users))
             return 1
     if p.verify not in (None, "n"):        # verifying needs what the status shows of a job
         missing += [str(t["id"]) for t in targets if t["id"] not in snap["jobs"]]

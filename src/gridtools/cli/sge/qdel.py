@@ -54,16 +54,6 @@ def describe(user, done, target, force):
     return lines, False
 
 
-def no_jobs(users):
-    """Grid Engine's answer to a ``-u`` list that matches no job in the system: for all
-    users (``*``) one sentence, else the users as given, at most 20 of them (then
-    ``...``), joined by commas. qdel, qhold, qrls and qalter print it on standard
-    output."""
-    if "*" in users:
-        return "There are no jobs registered"
-    return f"There is no job registered for the following users: {jobsel.users_shown(users)}"
-
-
 def main(argv, prog="qdel"):
     return jobsel.run_command(argv, USAGE, parse_args, _delete)
 
@@ -95,7 +85,7 @@ def _delete(items, users, force):
         lines.extend(said)
         chosen += 1
     if users is not None and not allowed and not chosen:
-        lines.append(no_jobs(users))
+        lines.append(jobsel.no_jobs(users))
         code = 1
     for name in missing:
         lines.append(f'denied: job "{name}" does not exist')

@@ -75,8 +75,7 @@ def _hold(prog, items, users, letters, on):
         code = _said(user, done, lines, code)
         chosen += 1
     if users is not None and not kept and not chosen:
-        from gridtools.cli.sge.qdel import no_jobs
-        lines.append(no_jobs(users))
+        lines.append(jobsel.no_jobs(users))
         code = code or NO_SUCH_JOBS
     for name in missing:
         lines.append(f'denied: job "{name}" does not exist')
