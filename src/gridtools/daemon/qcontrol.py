@@ -108,7 +108,7 @@ def _inst(state, qname, queue, host, groups, table):
         load_thresholds=inputs.parsed_pairs(v("load_thresholds"), table),
         nsuspend=_nsuspend(v("nsuspend")), interval=max(0.0, float(interval)),
         ambiguous=ambiguity(queue, host, groups),
-        values=tuple((name, value) for name, value, _text in inputs.parsed_pairs(v("complex_values"), table)))
+        values=tuple(inputs.parsed_pairs(v("complex_values"), table)))
 
 
 def instances(state):

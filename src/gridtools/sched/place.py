@@ -14,6 +14,7 @@ use allow it; a parallel task goes through its PE's allocation rule
 from gridtools.model.resources import Consumable
 from gridtools.sched import pe as pe_stage
 from gridtools.sched import queues as qsel
+from gridtools.sched.queue_state import threshold_value
 from gridtools.sched.reasons import Reason, Why, capped
 
 _FULL_OR_LOADED = frozenset({Why.QI_FULL, Why.QI_OVERLOADED, Why.QI_SUSPEND_ALARM})
@@ -30,7 +31,7 @@ def alarm(p, qi):
             cx = p.table.get(name)
             if cx is None:
                 continue
-            raw = _threshold_value(p, host, qi, cx)
+            raw = threshold_value(cx, host.load, p.snap.global_load, qi.values)
             if raw is None and cx.consumable is Consumable.NO:
                 # no value for it anywhere: Grid Engine's load alarm counts that as crossed
                 return Reason(kind, (qi.name, f'no value for complex attribute "{cx.name}"'))
@@ -41,18 +42,6 @@ def alarm(p, qi):
                 return Reason(kind, (qi.name, cx.name, raw + adj, raw) + _adjustment(p, host, cx.name)
                               + (cx.relop.value, text))
     return None
-
-
-def _threshold_value(p, host, qi, cx):
-    """The value a threshold on ``cx`` is compared with: the host's load value, else the
-    ``global`` one, else (not for a consumable) the queue instance's complex_values one;
-    None without any."""
-    raw = host.load.get(cx.name)
-    if raw is None:
-        raw = p.snap.global_load.get(cx.name)
-    if raw is None and cx.consumable is Consumable.NO:
-        raw = next((value for name, value, _text in qi.values if name == cx.name), None)
-    return raw
 
 
 def _adjustment(p, host, name):

@@ -57,7 +57,7 @@ class Instance:
     nsuspend: int = 1
     interval: float = 300.0
     ambiguous: str = ""                  # why the configuration is ambiguous here ('' if not)
-    values: tuple = ()                   # ((complex name, value), ...) of its complex_values
+    values: tuple = ()                   # (complex name, parsed value, text): its complex_values
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,28 +171,34 @@ def _slotwise(inst, used, here):
     return picked
 
 
-def exceeded(thresholds, load, complexes, global_load=None, values=None):
-    """[(name, value, threshold text)] of the thresholds a host's load crosses. A
-    threshold's value is the host's load value, else the ``global`` one, else the queue
-    instance's complex_values one (``values``); a threshold on a value none of them
-    has (a host whose execution daemon is not heard from reports none but its static
-    values) is in alarm, with value None, as Grid Engine's load alarm ("no value for
-    complex attribute"). A consumable's threshold is compared with its load value alone,
-    and only when the host reports one."""
+def threshold_value(cx, load, global_load, values):
+    """The value a load or suspend threshold on complex ``cx`` is compared with, as Grid
+    Engine's load alarm takes it: the host's load value, else the ``global`` one, else
+    (not for a consumable) the queue instance's complex_values one (``values``: (name,
+    parsed value, text) triples); None without any."""
+    value = (load or {}).get(cx.name)
+    if value is None:
+        value = (global_load or {}).get(cx.name)
+    if value is None and cx.consumable is Consumable.NO:
+        value = next((given for name, given, _text in values if name == cx.name), None)
+    return value
+
+
+def exceeded(thresholds, load, complexes, global_load=None, values=()):
+    """[(name, value, threshold text)] of the thresholds a host's load crosses, each
+    value as ``threshold_value`` finds it. A threshold on a value there is none of (a
+    host whose execution daemon is not heard from reports none but its static values)
+    is in alarm, with value None, as Grid Engine's load alarm ("no value for complex
+    attribute"), unless it is a consumable's."""
     found = []
     for name, threshold, text in thresholds:
         cx = complexes.get(name)
         if cx is None:
             continue
-        value = (load or {}).get(cx.name)
-        if value is None and cx.consumable is not Consumable.NO:
-            continue
+        value = threshold_value(cx, load, global_load, values)
         if value is None:
-            value = (global_load or {}).get(cx.name)
-        if value is None:
-            value = (values or {}).get(cx.name)
-        if value is None:
-            found.append((cx.name, None, text))
+            if cx.consumable is Consumable.NO:
+                found.append((cx.name, None, text))
         elif isinstance(value, (int, float)) and crosses(cx, value, threshold):
             found.append((cx.name, value, text))
     return found
@@ -220,7 +226,7 @@ def _thresholds(view, here, picked, now, out, wakes):
         if not _thresholds_on(inst):
             continue
         alarm = bool(exceeded(inst.suspend_thresholds, view.loads.get(inst.host), view.complexes,
-                              view.global_load, dict(inst.values)))
+                              view.global_load, inst.values))
         if alarm:
             _add(out.derived, inst.name, QState.SUSPEND_ALARM)
         if inst.host in view.unknown:
@@ -292,7 +298,7 @@ def derive(view, now):
     _thresholds(view, here, picked, now, out, wakes)
     out.alarms = frozenset(i.name for i in view.instances
                            if exceeded(i.load_thresholds, view.loads.get(i.host), view.complexes,
-                                       view.global_load, dict(i.values)))
+                                       view.global_load, i.values))
     for task in view.tasks:
         want = task.key in picked or _queue_suspended(task, view, out.derived)
         if want != task.queue_suspended:
