@@ -16,6 +16,7 @@ import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
 from qtools import add_object, jid_of, queue_line, queue_letters, reasons, set_attr, state_of, wait_state
+from test_pe_suspend import PE
 
 #: node2's load report: static values (arch ... swap_total) and changing ones
 REPORT = {"arch": "lx-amd64", "num_proc": 3, "load_avg": 7.5, "np_load_avg": 2.5,
@@ -173,20 +174,6 @@ def test_qconf_de_of_a_host_a_queue_instance_refers_to(two_hosts, workdir):
     proc = cell.run("qconf", "-de", "node2")
     assert proc.returncode == 0, proc.stderr
 
-
-PE = """pe_name            rr
-slots              999
-user_lists         NONE
-xuser_lists        NONE
-start_proc_args    NONE
-stop_proc_args     NONE
-allocation_rule    $round_robin
-control_slaves     TRUE
-job_is_first_task  FALSE
-urgency_slots      min
-accounting_summary FALSE
-qsort_args         NONE
-"""
 
 JOB = """#!/bin/sh
 qrsh -inherit node2 true

@@ -4,7 +4,8 @@
 The status snapshot (``spool.status``) carries, besides the full rows and
 facts the detailed views read, a *listing*: the job rows in qstat's display
 order (running tasks by job id, then waiting ones by priority, submission
-time and id, then finished ones in the order they ended), where consecutive waiting jobs that show alike are one *run*.
+time and id, then finished ones in the order they ended), where consecutive
+waiting jobs that show alike are one *run*.
 Jobs of one owner with the same name, command, state, hold, priority, slots
 and submission second, and consecutive ids, print as one line each but are
 stored once: the listing of 10,000 jobs submitted by a loop holds a few
@@ -115,9 +116,10 @@ def _waiting_key(row):
 def display_order(rows, jobs):
     """The rows of known jobs in qstat's order: running rows first by job id, then
     waiting ones by priority, submission time and job id (each job's rows in task
-    order; rows that tie keep their order), then finished ones (``finished_order``). Waiting rows are sorted by keys taken in
-    C (``operator.itemgetter``), by time and id, then by priority (a sort keeps the
-    order of equal keys): a daemon sorts 10,000 of them at every publication."""
+    order; rows that tie keep their order), then finished ones (``finished_order``).
+    Waiting rows are sorted by keys taken in C (``operator.itemgetter``), by time and
+    id, then by priority (a sort keeps the order of equal keys): a daemon sorts 10,000
+    of them at every publication."""
     from operator import itemgetter
     known = [row for row in rows if row["id"] in jobs]
     active = sorted((row for row in known if row["state"] in _ACTIVE), key=_active_key)

@@ -375,21 +375,14 @@ def _arm(opts):
     session) end the session and remove the job, in HTCondor's words; exit 1. Without
     it, SIGHUP and SIGTERM end the session (its directory removed), exit 128 + N."""
 
-    def removed(signum, _frame):
-        for each in INTERRUPTS:
-            signal.signal(each, signal.SIG_IGN)
-        raise _Interrupted(signum, True)
+    removing = opts.remove_on_interrupt
 
-    def ended(signum, _frame):
+    def interrupted(signum, _frame):
         for each in INTERRUPTS:
             signal.signal(each, signal.SIG_IGN)
-        raise _Interrupted(signum, False)
-    if opts.remove_on_interrupt:
-        for signum in INTERRUPTS:
-            signal.signal(signum, removed)
-    else:
-        for signum in (signal.SIGHUP, signal.SIGTERM):
-            signal.signal(signum, ended)
+        raise _Interrupted(signum, removing)
+    for signum in INTERRUPTS if removing else (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, interrupted)
 
 
 def _remove(job):
