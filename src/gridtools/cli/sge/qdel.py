@@ -65,19 +65,26 @@ def _delete(items, users, force):
     returns."""
     import sys
     user = jobsel.me()
-    allowed, denied, missing, lines, code = _screen(user, items)
+    allowed, denied, order, code = _screen(user, items)
     sent = [t for t in allowed if (t["id"], str(t["tasks"])) not in denied]
     # a forced deletion is always asked of the daemon, which checks first whether the
     # caller may force one at all (as Grid Engine's qmaster does, before it looks at any
     # job): a refusal is then the one answer, whatever the jobs named
     answers = iter(_ask(sent, users, force))
+    said_of = {}
     for target in allowed:
-        if (target["id"], str(target["tasks"])) in denied:
+        key = (target["id"], str(target["tasks"]))
+        if key in denied:
             said, failed = describe(user, {"id": target["id"], "denied": True}, target, force)
         else:
             said, failed = describe(user, next(answers), target, force)
         code = 1 if failed else code
-        lines.extend(said)
+        said_of[key] = said
+    # the answers in the order the job words were given, as Grid Engine's master
+    # answers a request id by id
+    lines = []
+    for key, text in order:
+        lines.extend(said_of.get(key, []) if text is None else [text])
     chosen = 0
     for done in answers:                # the jobs of the -u users, by id
         said, failed = describe(user, done, {"id": done["id"], "tasks": None}, force)
@@ -87,23 +94,26 @@ def _delete(items, users, force):
     if users is not None and not allowed and not chosen:
         lines.append(jobsel.no_jobs(users))
         code = 1
-    for name in missing:
-        lines.append(f'denied: job "{name}" does not exist')
-        code = 1
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
     return code
 
 
 def _screen(user, items):
-    """(targets to print in order, keys of those denied here, names that match no job,
-    lines about task ranges that name no task, exit code so far) of the job words: each
-    named once, narrowed to its tasks."""
-    problems = []
-    targets, missing, code = [], [], 0
+    """(targets to ask for, keys of those denied here, what to print in the order of the
+    job words: (key, None) for a target's answer or (None, line) for a line of its own,
+    exit code so far) of the job words: each job named once, narrowed to its tasks."""
+    order, code = [], 0
+    targets = []
     if items:
         snap = jobsel.job_status(items, None)
-        targets, missing = jobsel.resolve(items, snap)
+        for item in items:
+            found, missing = jobsel.resolve([item], snap)
+            targets.extend(found)
+            order.extend((None, f'denied: job "{name}" does not exist') for name in missing)
+            order.extend(((t["id"], str(t["tasks"])), None) for t in found
+                         if ((t["id"], str(t["tasks"])), None) not in order)
+            code = 1 if missing else code
     operator = jobsel.is_operator(user) if targets else False
     allowed, denied, seen = [], set(), set()
     for target in targets:
@@ -116,11 +126,12 @@ def _screen(user, items):
         else:
             target, problem = jobsel.narrow(snap, target)
             if problem:
-                problems.append(problem)        # (printed on standard output, as Grid Engine's answers)
+                # (printed on standard output, as Grid Engine's answers)
+                order[order.index((key, None))] = (None, problem)
                 code = 1
                 continue
         allowed.append(target)
-    return allowed, denied, missing, problems, code
+    return allowed, denied, order, code
 
 
 def _ask(targets, users, force):

@@ -64,12 +64,18 @@ def _hold(prog, items, users, letters, on):
             what = "manager hold" if letter == "s" else "operator hold"
             print(f'denied: "{user}" must be {title} to {"set" if on else "release"} {what}')
             return 10
-    kept, sent, missing, code = _screen(user, items)
+    kept, sent, order, code = _screen(user, items)
     answers = iter(_ask(sent, users, letters, on))
-    lines = []
+    said_of = {}
     for target in kept:
         done = {"id": target["id"], "denied": True} if target.get("denied") else next(answers)
-        code = _said(user, done, lines, code)
+        said_of[id(target)] = []
+        code = _said(user, done, said_of[id(target)], code)
+    # the answers in the order the job words were given, as Grid Engine's master
+    # answers a request id by id
+    lines = []
+    for target, text in order:
+        lines.extend(said_of.get(id(target), []) if text is None else [text])
     chosen = 0
     for done in answers:                # the jobs of the -u users, by id
         code = _said(user, done, lines, code)
@@ -77,36 +83,42 @@ def _hold(prog, items, users, letters, on):
     if users is not None and not kept and not chosen:
         lines.append(jobsel.no_jobs(users))
         code = code or NO_SUCH_JOBS
-    for name in missing:
-        lines.append(f'denied: job "{name}" does not exist')
-        code = code or 1
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
     return code
 
 
 def _screen(user, items):
-    """(targets to print in order, those to send, names that match no job, exit code so
-    far) of the job words; a target of another user's job is marked ``denied``."""
-    import sys
-    targets, missing, code = [], [], 0
+    """(targets to print, those to send, what to print in the order of the job words:
+    (target, None) for a target's answer or (None, line) for a line of its own, exit
+    code so far) of the job words; a target of another user's job is marked ``denied``."""
+    order, code = [], 0
+    targets = []
     if items:
         snap = jobsel.job_status(items, None)
-        targets, missing = jobsel.resolve(items, snap)
+        for item in items:
+            found, missing = jobsel.resolve([item], snap)
+            targets.extend(found)
+            order.extend((None, f'denied: job "{name}" does not exist') for name in missing)
+            code = code or (1 if missing else 0)
+            order.extend((target, None) for target in found)
     operator = jobsel.is_operator(user) if targets else False
     sent, kept = [], []
-    for target in targets:
+    for at, (target, _text) in enumerate(order):
+        if target is None:
+            continue
         if snap["jobs"].get(target["id"], {}).get("owner", user) != user and not operator:
             target["denied"] = True
         else:
             target, problem = jobsel.narrow(snap, target)
             if problem:
-                sys.stdout.write(problem + "\n")          # (Grid Engine prints its answers there)
+                order[at] = (None, problem)     # (Grid Engine prints its answers on stdout)
                 code = code or 1
                 continue
             sent.append(target)
+            order[at] = (target, None)
         kept.append(target)
-    return kept, sent, missing, code
+    return kept, sent, order, code
 
 
 def _said(user, done, lines, code):
