@@ -30,6 +30,9 @@ slots ``RemoteHosts`` names), and, from the runs a proc had, ``RemoteWallClockTi
 slot-seconds), ``CommittedTime`` and ``CommittedSlotTime`` (of the run that
 completed it). ``LastMatchTime`` is when the proc was last matched to a slot: when its
 last run began (a proc of the scheduler or local universe runs unmatched).
+``CompletionDate`` is set as a proc completes: a proc removed before it completed has
+0 (its ``EnteredCurrentStatus`` says when it was removed). ``LastJobStatus`` is the
+status before the last change (``last_status``), absent while there was none.
 
 Standard library only, and neither ``dataclasses``, ``enum`` nor ``re`` (loaded when
 a host pattern needs one): condor_q reads a job's ad through this module.
@@ -133,7 +136,75 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
         ad["RemoteHost"] = mine["slot"]         # the slot it holds (condor_status's name)
         if mine.get("slots"):                   # a parallel universe job: every node's slot
             ad["RemoteHosts"] = ",".join(mine["slots"])
+    status = ad.eval("JobStatus")
+    if status == JobStatus.REMOVED and not completed_before_removal(task):
+        ad["CompletionDate"] = 0                # (set only as a proc completes)
+    if not (condor and "LastJobStatus" in (condor.get("edits") or _NO_RUNS)):
+        last = last_status(status, spec, task, job_hold, condor, mine, ad)
+        if last:
+            ad["LastJobStatus"] = last
     return ad
+
+
+def completed_before_removal(task):
+    """Whether a removed task had completed before it was removed (an HTCondor proc kept
+    in the queue after its exit, then removed with condor_rm): it keeps its
+    CompletionDate, as HTCondor's schedd sets that only when a proc completes (a proc
+    removed while it waited or ran has 0)."""
+    return task is not None and task.state.value == "finished" and task.exit_status is not None \
+        and not task.deleting
+
+
+#: seconds a hold may follow the end of the run it stopped (the exit policy's hold is
+#: placed as the daemon takes in the run's end)
+HOLD_SLACK = 5
+
+
+def last_status(status, spec, task, job_hold, condor, mine, ad):
+    """LastJobStatus of a proc whose JobStatus is ``status``: the status it had before
+    its last change, as HTCondor's schedd records it with every change, or 0 when it
+    never changed (idle since it was queued, or held since it was submitted on hold).
+    A completed proc ran (2); a removed one was completed (4: kept in the queue),
+    running (2, 7 suspended), held (5: a hold or the error state) or idle (1); a
+    running one was idle (1), or suspended (7) when its only run was; a suspended one
+    running (2); a held one running (2: the hold stopped its run, or its start failed)
+    or idle (1); an idle one held (5: it was released) or running (2: its run was
+    evicted)."""
+    state = task.state.value if task is not None else "pending"
+    if status == JobStatus.COMPLETED:
+        return int(JobStatus.RUNNING)
+    if status == JobStatus.REMOVED:
+        if completed_before_removal(task):
+            return int(JobStatus.COMPLETED)
+        if state == "running" or (task is not None and task.deleting):
+            return int(JobStatus.SUSPENDED if task.suspended else JobStatus.RUNNING)
+        held = job_hold or (task is not None and (task.hold or (state == "finished" and task.error_reason)))
+        return int(JobStatus.HELD if held else JobStatus.IDLE)
+    if status == JobStatus.SUSPENDED:
+        return int(JobStatus.RUNNING)
+    if status == JobStatus.RUNNING:
+        return int(JobStatus.SUSPENDED if mine.get("suspensions") and not task.restarted else JobStatus.IDLE)
+    if status == JobStatus.HELD:
+        if state == "error":
+            return int(JobStatus.RUNNING)
+        hold = mine.get("hold") or (condor or _NO_RUNS).get("hold")
+        since = int(hold[3]) if hold and len(hold) > 3 else 0
+        if since and task is not None and task.start_time and task.end_time \
+                and int(task.start_time) <= since <= task.end_time + HOLD_SLACK:
+            return int(JobStatus.RUNNING)
+        released = mine.get("last_hold") or mine.get("release_reason")
+        if not released and not (task is not None and (task.start_time or task.restarted)):
+            if ad.eval("HoldReasonCode") == HOLD_CODE_SUBMITTED_ON_HOLD:
+                return 0
+            if not spec.get("condor_ad") and spec.get("user_hold") and ad_int(ad.eval("NumHolds")) <= 1:
+                return 0
+        return int(JobStatus.IDLE)
+    if status == JobStatus.IDLE:
+        if mine.get("last_hold") or mine.get("release_reason") or ad_int(ad.eval("NumHolds")):
+            return int(JobStatus.HELD)
+        if task is not None and (task.restarted or task.start_time):
+            return int(JobStatus.RUNNING)
+    return 0
 
 
 #: a Grid Engine job's bookkeeping: the holds of its hold letters that held the whole job
@@ -498,6 +569,8 @@ def _ended(ad, task):
         ad["ExitCode"] = code
 
 
+#: HoldReasonCode of a job submitted on hold (SubmittedOnHold)
+HOLD_CODE_SUBMITTED_ON_HOLD = 15
 #: HoldReasonCode of a job held by one of its own policy expressions (JobPolicy)
 HOLD_CODE_POLICY = 3
 #: HoldReasonCode of a hold made while input files are spooled (SpoolingInput): uncounted

@@ -117,9 +117,11 @@ def final_ad(job, number):
     _usage(ad, task)
     if "LastRemoteHost" not in ad and task is not None and task.host and task.start_time:
         ad["LastRemoteHost"] = f"{task.queue}@{task.host}"      # (a job that held no slot)
-    if "CompletionDate" not in ad:
-        ad["CompletionDate"] = int(task.end_time) if task is not None and task.end_time else \
-            int(job.deleted_at or 0)
+    completed = ad.eval("JobStatus") == jobads.JobStatus.COMPLETED
+    if "CompletionDate" not in ad:          # (set only as a proc completes: 0 for one removed)
+        ad["CompletionDate"] = int(task.end_time) if completed and task is not None and task.end_time else 0
+    if task is None and job.deleted_at and not completed:
+        ad["EnteredCurrentStatus"] = int(job.deleted_at)     # (removed before it had a record)
     return ad
 
 

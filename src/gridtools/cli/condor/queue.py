@@ -565,6 +565,8 @@ def public_ad(snap, proc):
     if not info.get("submit_host"):         # (a status of an earlier version)
         for name in ("User", "GlobalJobId"):
             del ad[name]
+    if ad.eval("JobStatus") != proc.status and "LastJobStatus" in ad:
+        del ad["LastJobStatus"]         # (worked out for another status: not known)
     ad["JobStatus"] = proc.status
     ad["JobPrio"] = proc.prio
     ad["JobUniverse"] = proc.universe

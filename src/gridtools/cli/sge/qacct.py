@@ -164,6 +164,12 @@ def _queue_option(opts, value):
 def _job_option(opts, value):
     if value is None:
         opts.jobs = "all"
+    elif scan_unsigned(value) == 0:
+        # job number 0 asks for no job, as Grid Engine's qacct takes it (no job is 0):
+        # without another -j, the summary of all jobs
+        opts.sel.job_id = None
+        if opts.jobs == "one" and opts.sel.job_name is None:
+            opts.jobs = None
     elif scan_unsigned(value) is not None:     # as sscanf("%u") reads it: 2x is job 2
         opts.jobs, opts.sel.job_id = "one", scan_unsigned(value)
     else:
