@@ -187,7 +187,7 @@ MISC = [
     ('eval("1 + 2")', "3"), ('eval(strcat("Mem", "ory"))', "2048"), ('eval("1 +")', "error"),
     ("eval(undefined)", "error"), ("eval(error)", "error"), ("eval(5)", "5"),
     ("unparse(Req)", '"Memory > 1024 && x"'), ("unparse(Missing)", '""'), ("unparse(1 + 2)", "error"),
-    ("unparse(MY.Req)", '"Memory > 1024 && x"'),
+    ("unparse(MY.Req)", '""'),
     ("interval(67)", '"1:07"'), ("interval(1472523)", '"17+01:02:03"'), ("interval(5)", '"5"'),
     ("interval(3600)", '"1:00:00"'), ("interval(undefined)", 'error'), ("interval(1.5)", '"1"'),
     ("debug(5)", "5"), ("time(1)", "error"), ("random(0)", "error"), ('random("x")', "error"),

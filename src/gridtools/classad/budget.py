@@ -63,9 +63,10 @@ class Run(set):
     the memo of attribute values (from the first look on: see evaluator.eval_attr), and
     how often a value depended on more than its ad, its name and its target (a cycle
     met, random()): ``impure``; ``rootless`` when it began in no ad (an absolute reference
-    is then ERROR wherever it sits)."""
+    is then ERROR wherever it sits); ``written``: the lists evaluated from items that
+    print otherwise than their values, with what they were written as (``keep_written``)."""
 
-    __slots__ = ("left", "spent", "deadline", "memo", "impure", "regex_left", "rootless")
+    __slots__ = ("left", "spent", "deadline", "memo", "impure", "regex_left", "rootless", "written")
 
     def __init__(self):
         self.left = STEP_CHUNK
@@ -75,6 +76,21 @@ class Run(set):
         self.impure = 0
         self.regex_left = REGEX_SECONDS
         self.rootless = False
+        self.written = None
+
+    def keep_written(self, value, node):
+        """Remember that the list ``value`` was evaluated from the list expression
+        ``node`` (by the list's id; the list is kept too, so that its id stays its own)."""
+        written = self.written
+        if written is None:
+            written = self.written = {}
+        written[id(value)] = (value, node)
+
+    def written_as(self, value):
+        """The list expression the list ``value`` was evaluated from, or None."""
+        written = self.written
+        found = written.get(id(value)) if written else None
+        return found[1] if found is not None and found[0] is value else None
 
     def refill(self):
         """The steps of the last chunk are spent: raise TooCostly when the budget or

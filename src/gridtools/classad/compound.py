@@ -4,7 +4,7 @@ one operand), lists and nested ads. The grammar builds them; ``nodes`` holds
 the rest and names these too (see its docstring); ``evaluator`` compiles them.
 """
 
-from gridtools.classad.nodes import COND_PREC, POSTFIX_PREC, UNARY_PREC, Expr
+from gridtools.classad.nodes import COND_PREC, ELVIS_PREC, POSTFIX_PREC, UNARY_PREC, Expr, Pretty
 from gridtools.classad.values import quote_name, quote_selected
 
 
@@ -78,10 +78,11 @@ class Cond(Expr):
 
 
 class Elvis(Expr):
-    """``value ?: fallback``: the value unless it is UNDEFINED."""
+    """``value ?: fallback``: the value unless it is UNDEFINED. A postfix operator, as in
+    HTCondor: both operands are postfix expressions, and it groups to the right."""
 
     __slots__ = ("cond", "other")
-    prec = COND_PREC
+    prec = ELVIS_PREC
 
     def __init__(self, cond, other):
         super().__init__(cond, other)
@@ -91,7 +92,7 @@ class Elvis(Expr):
         return (self.cond, self.other)
 
     def _unparse(self, old):
-        return f"{self._wrap(old, self.cond, COND_PREC + 1)} ?: {self.other.unparse(old)}"
+        return f"{self._wrap(old, self.cond, POSTFIX_PREC)} ?: {self._wrap(old, self.other, ELVIS_PREC)}"
 
 
 class ListExpr(Expr):
@@ -106,6 +107,8 @@ class ListExpr(Expr):
         return self.items
 
     def _unparse(self, old):
+        if old is not False and old.__class__ is Pretty:
+            return _pretty(old, 3, "{", "}", ",", (item.unparse for item in self.items))
         return "{ " + ",".join(item.unparse(old) for item in self.items) + " }"
 
 
@@ -123,5 +126,27 @@ class AdExpr(Expr):
         return tuple(expr for _, expr in self.pairs)
 
     def _unparse(self, old):
+        if old is not False and old.__class__ is Pretty:
+            return _pretty(old, 4, "[", "]", "; ", (_pair_printer(n, e) for n, e in self.pairs))
         body = "; ".join(f"{quote_name(n)} = {e.unparse(old)}" for n, e in self.pairs)
         return f"[ {body} ]"
+
+
+def _pair_printer(name, expr):
+    return lambda layout: f"{quote_name(name)} = {expr.unparse(layout)}"
+
+
+def _pretty(layout, step, opening, closing, separator, printers):
+    """A list or an ad as HTCondor's PrettyPrint writes it: the opening bracket on a
+    new line indented by ``step`` more, each item on a line of its own indented by
+    ``step`` more again, ``separator`` after all but the last, and the closing bracket
+    on a new line under the opening one."""
+    layout.indent += step
+    outer = "\n" + " " * layout.indent
+    layout.indent += step
+    inner = "\n" + " " * layout.indent
+    try:
+        body = separator.join(inner + printer(layout) for printer in printers)
+    finally:
+        layout.indent -= 2 * step
+    return outer + opening + body + outer + closing

@@ -89,8 +89,8 @@ def fn_env_v1_to_v2(text):
     if type(text) is not str:
         return ERROR
     entries = [entry for entry in text.split(";") if entry]
-    if any("=" not in entry for entry in entries):
-        return ERROR
+    if any("=" not in entry or not entry.partition("=")[0].strip() for entry in entries):
+        return ERROR                    # (an entry without a name too, as HTCondor)
     return built(" ".join(quote_word(entry) for entry in entries))
 
 

@@ -20,7 +20,7 @@ from gridtools.classad.ad import _EMPTY, ClassAd
 from gridtools.classad.budget import STEP_CHARS
 from gridtools.classad.nodes import Literal
 from gridtools.classad.operators import and_rest, logical_operand, or_rest
-from gridtools.classad.values import ERROR, UNDEFINED, Special, truth
+from gridtools.classad.values import ERROR, UNDEFINED, Special, truth, wrap32
 
 _FUNCTIONS = None  # functions.lookup (name -> Builtin), imported on first compile of a call
 
@@ -132,10 +132,16 @@ def _parent_scope(env):
 
 
 _SCOPE_NAMES = {"self": _self_scope, "parent": _parent_scope}
+#: the names a selection gives an ad by where the ad has no such attribute
+_SELECTED_SCOPES = frozenset(("self", "my", "parent"))
 
 
 def select(base, key, env):
-    """``base.key``: an attribute of a nested ad, or of each ad in a list."""
+    """``base.key``: an attribute of a nested ad, or of each ad in a list. As HTCondor's
+    LookupInScope: a name the ad does not hold is looked for in the ads enclosing it
+    (``[x = 1; y = [w = my.x]].y.w`` is 1), but ``self`` and ``my`` (the ad itself) and
+    ``parent`` (the ad enclosing it), which name those ads where the ad has no such
+    attribute."""
     cls = base.__class__
     if cls is list:
         run = env.busy
@@ -148,9 +154,19 @@ def select(base, key, env):
     if not hasattr(base, "_exprs"):
         return ERROR
     expr = base._exprs.get(key)
-    if expr is None:
-        return UNDEFINED
-    return eval_attr(base, key, expr, env.target, env)
+    if expr is not None:
+        return eval_attr(base, key, expr, env.target, env)
+    if key in _SELECTED_SCOPES:
+        if key == "parent":
+            return UNDEFINED if base._parent is None else base._parent
+        return base
+    ad = base._parent
+    while ad is not None and ad is not base:
+        expr = ad._exprs.get(key)
+        if expr is not None:
+            return eval_attr(ad, key, expr, env.target, env)
+        ad = ad._parent
+    return UNDEFINED
 
 
 def _absolute(key, env):
@@ -295,11 +311,15 @@ def _subscript(base, index, env):
     if base is UNDEFINED or index is UNDEFINED:
         return UNDEFINED
     if base.__class__ is list:
-        if index.__class__ is int and 0 <= index < len(base):
-            return base[index]
+        if index.__class__ is int:
+            index = wrap32(index)           # (HTCondor reads the index into a C int)
+            if 0 <= index < len(base):
+                return base[index]
         return ERROR
     if index.__class__ is str and hasattr(base, "_exprs"):
-        return select(base, index.lower(), env)
+        key = index.lower()             # (the ad's own attribute only, as in HTCondor)
+        expr = base._exprs.get(key)
+        return UNDEFINED if expr is None else eval_attr(base, key, expr, env.target, env)
     return ERROR
 
 
@@ -340,7 +360,25 @@ def _elvis(node):
 
 def _list(node):
     fns = tuple(item.compiled() for item in node.items)
-    return lambda env: [fn(env) for fn in fns]
+    if all(_as_written(item) for item in node.items):
+        return lambda env: [fn(env) for fn in fns]
+
+    def written(env):
+        # (a list whose items print otherwise than their values: the evaluation keeps
+        # what it was written as, which converting it to a string shows, as HTCondor's
+        # list values hold their items unevaluated)
+        value = [fn(env) for fn in fns]
+        env.busy.keep_written(value, node)
+        return value
+    return written
+
+
+def _as_written(node):
+    """Whether ``node``'s value prints as the node does (literals, lists of them)."""
+    cls = node.__class__.__name__
+    if cls == "Literal":
+        return True
+    return cls == "ListExpr" and all(_as_written(item) for item in node.items)
 
 
 def _ad(node):

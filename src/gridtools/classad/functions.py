@@ -150,6 +150,11 @@ def to_string(value):
         return value
     if _is_time(t):
         return value.text()
+    if t is list:
+        run = current_run()
+        node = run.written_as(value) if run is not None else None
+        if node is not None:
+            return node.unparse()       # (a list shows its items as written, as in HTCondor)
     return unparse_value(value)
 
 
@@ -526,19 +531,16 @@ def fn_eval(env, fns):
 
 @builtin("unparse", mode="nodes")
 def fn_unparse(env, args):
-    from gridtools.classad.nodes import Attr, Scoped
+    """As HTCondor's unparse(): the argument must be an attribute reference, whose text
+    (``a``; ``MY.a``, ``x.y`` and ``.a`` too) is looked up as a name in the own ad only;
+    the expression found, laid out as HTCondor's PrettyPrint does, or ""."""
+    from gridtools.classad.nodes import Attr, Pretty, Scoped, Select
     node = args[0]
-    if isinstance(node, Attr):
-        ad = env.my
-    elif isinstance(node, Scoped):
-        scope = node.scope.lower()
-        if not scope:
-            return ""                   # (an absolute reference: HTCondor finds nothing)
-        ad = env.my if scope == "my" else env.target
-    else:
+    if not isinstance(node, (Attr, Scoped, Select)):
         return ERROR
-    expr = ad.lookup(node.name) if ad is not None else None
-    return "" if expr is None else built(expr.unparse())
+    ad = env.my
+    expr = ad.lookup(node.unparse()) if ad is not None else None
+    return "" if expr is None else built(expr.unparse(Pretty()))
 
 
 @builtin("debug")

@@ -2,14 +2,17 @@
 ``parser``): a recursive-descent reader of the grammar written out in
 ``grammar.lark``, building the expression nodes as it goes.
 
-The grammar, lowest precedence first: ``?:`` and ``?:`` (Elvis), ``||``,
+The grammar, lowest precedence first: ``? :``, ``||``,
 ``&&``, ``|``, ``^``, ``&``, equality (``== != =?= =!= is isnt``),
 relations (``< <= > >=``), shifts (``<< >> >>>``), ``+ -``, ``* / %``, the
-unary ``- + ! ~``, then selection (``.``) and subscripts (``[]``) after a
-primary: a number, strings (adjacent ones are one), a name (``'quoted'``
-or plain), a call, a parenthesised expression, a list ``{...}`` or an ad
-``[...]``. Binary operators group to the left, the conditional to the
-right. Blanks and ``//`` and ``/* */`` comments separate tokens.
+unary ``- + ! ~``, then selection (``.``), subscripts (``[]``) and the Elvis
+operator ``?:`` after a primary: a number, strings (adjacent ones are one), a
+name (``'quoted'`` or plain), a call, a parenthesised expression, a list
+``{...}`` or an ad ``[...]``. Binary operators group to the left, the
+conditional to the right; the Elvis operator's right operand is again such a
+postfix expression (as HTCondor reads it: ``a ?: b + 1`` is ``(a ?: b) + 1``,
+``a ?: b ?: c`` is ``a ?: (b ?: c)``, ``a ?: +1`` no expression). Blanks and
+``//`` and ``/* */`` comments separate tokens.
 
 A token is read where the grammar expects it, as lark's contextual lexer
 reads ``grammar.lark``: after an operand a ``.`` is a selection and
@@ -62,8 +65,10 @@ def _checked(node):
 
 
 def unescape(body):
-    """The characters of a quoted literal: C escapes and octal escapes (at most three
-    digits; three beginning above 3 are no octal escape)."""
+    """The characters of a quoted literal: C escapes and octal escapes, as HTCondor's
+    convert_escapes reads them: one or two octal digits, and a third only while the
+    value of the first two is below 0x20 (``\\400`` is a blank and a ``0``); None
+    when an escape makes the character 0 (``\\0``: no valid literal)."""
     if "\\" not in body:
         return body
     out, i, n = [], 0, len(body)
@@ -73,12 +78,15 @@ def unescape(body):
             out.append(ch)
             i += 1
             continue
-        digits = 0
-        while digits < 3 and i + 1 + digits < n and body[i + 1 + digits] in _OCTAL:
-            digits += 1
-        if digits and not (digits == 3 and body[i + 1] > "3"):
-            out.append(chr(int(body[i + 1:i + 1 + digits], 8)))
-            i += 1 + digits
+        if body[i + 1] in _OCTAL:
+            number, i = int(body[i + 1]), i + 2
+            if i < n and body[i] in _OCTAL:
+                number, i = number * 8 + int(body[i]), i + 1
+                if number < 0x20 and i < n and body[i] in _OCTAL:
+                    number, i = number * 8 + int(body[i]), i + 1
+            if not number:
+                return None
+            out.append(chr(number))
             continue
         nxt = body[i + 1]
         out.append(_SIMPLE_ESCAPES.get(nxt, nxt))
@@ -230,9 +238,6 @@ class _Reader:
         if self.symbol() != "?":
             return cond
         self.pos += 1
-        if self.symbol() == ":":
-            self.pos += 1
-            return _checked(nodes.Elvis(cond, self.expr()))
         then = self.expr()
         self.expect(":")
         return _checked(nodes.Cond(cond, then, self.expr()))
@@ -277,12 +282,32 @@ class _Reader:
         ch = text[i:i + 1]
         return ch in _DIGITS if ch != "." else text[i + 1:i + 2] in _DIGITS
 
+    def elvis(self):
+        """Whether a ``?:`` (a ``?`` and a ``:``, blanks between allowed) is at ``pos``;
+        steps over it when it is."""
+        if self.symbol() != "?":
+            return False
+        at = self.pos
+        self.pos += 1
+        if self.symbol() == ":":
+            self.pos += 1
+            return True
+        self.pos = at
+        return False
+
     def postfix(self):
         node = self.primary()
         while True:
             sym = self.symbol()
+            if sym == "?" and self.elvis():
+                self.deeper()
+                node = _checked(nodes.Elvis(node, self.postfix()))
+                self.nesting -= 1
+                return node
             if sym == ".":
                 self.pos += 1
+                if self.symbol() == ".":
+                    self.pos += 1           # (``a..b`` is ``a.b``, as HTCondor's lexer reads it)
                 self.skip()
                 if self.word().lower() in _NOT_SELECTED:
                     self.fail()             # (``MY.true``: HTCondor's lexer reads a keyword there)
@@ -307,8 +332,11 @@ class _Reader:
         ch = self.skip()
         if ch == "'":
             end = self.quoted("'")
-            body, self.pos = self.text[self.pos + 1:end - 1], end
-            return unescape(body)
+            body = unescape(self.text[self.pos + 1:end - 1])
+            if body is None:
+                self.fail()
+            self.pos = end
+            return body
         word = self.word()
         if not word:
             self.fail()
@@ -385,7 +413,10 @@ class _Reader:
             if parts and self.old:
                 self.fail()
             end = self.quoted('"')
-            parts.append(unescape(self.text[self.pos + 1:end - 1]))
+            body = unescape(self.text[self.pos + 1:end - 1])
+            if body is None:
+                self.fail()
+            parts.append(body)
             self.pos = end
         return nodes.Literal("".join(parts))
 
@@ -404,9 +435,7 @@ class _Reader:
         self.nesting -= 1
         check = _TIME_LITERALS.get(word.lower())
         if check and len(args) == 1 and isinstance(args[0], nodes.Literal) and type(args[0].value) is str:
-            from gridtools.classad import timevals
-            if getattr(timevals, check)(args[0].value) is None:
-                raise ClassAdSyntaxError(f"bad time in {word}()", *self.where(start))
+            args = (nodes.Literal(_time_text(check, args[0].value, word, self.where(start))),)
         return _checked(nodes.Call(word, args))
 
     def items(self, close):
@@ -422,20 +451,30 @@ class _Reader:
         return tuple(found)
 
     def ad_rest(self):
-        """A bracketed ad after its ``[``: ``name = expr`` separated by ``;`` (one after
-        the last allowed), then ``]``."""
-        pairs = []
+        """A bracketed ad after its ``[``: ``name = expr`` separated by one or more
+        ``;`` (some before the first and after the last allowed, as HTCondor allows them,
+        but not in an ad of none), then ``]``. A name given again replaces the value
+        where the name was first given, in its first spelling (as HTCondor keeps it)."""
+        pairs, at = [], {}
         if self.symbol() != "]":
+            while self.symbol() == ";":
+                self.pos += 1
             while True:
                 self.skip()
                 if self.word().lower() in _NOT_SELECTED:
                     self.fail()             # (``[true = 1]``: a keyword is no name there either)
                 name = self.name()
                 self.expect("=")
-                pairs.append((name, self.expr()))
+                key = name.lower()
+                if key in at:
+                    pairs[at[key]] = (pairs[at[key]][0], self.expr())
+                else:
+                    at[key] = len(pairs)
+                    pairs.append((name, self.expr()))
                 if self.symbol() != ";":
                     break
-                self.pos += 1
+                while self.symbol() == ";":
+                    self.pos += 1
                 if self.symbol() == "]":
                     break
         self.expect("]")
@@ -453,6 +492,26 @@ class _Reader:
         if self.skip():
             self.fail()
         return node
+
+
+def _time_text(check, text, word, where):
+    """The text of an ``absTime("...")`` or ``relTime("...")`` literal as HTCondor's
+    parser keeps it: the time value's own text (``absTime("2023-11-14")`` is
+    ``absTime("2023-11-14T00:00:00-00:00")`` with the offset of then, ``relTime("2d3h")``
+    ``relTime("2+03:00:00")``), or the text as written where the value's text would not
+    read back to the same time; ClassAdSyntaxError when it is no time."""
+    from gridtools.classad import timevals
+    found = getattr(timevals, check)(text)
+    if found is None:
+        raise ClassAdSyntaxError(f"bad time in {word}()", *where)
+    if check == "parse_abs":
+        normal = found.text()
+        again = timevals.parse_abs(normal)
+        same = again is not None and again.same(found)
+    else:
+        normal = timevals.rel_text(found)
+        same = timevals.parse_rel(normal) == found
+    return normal if same else text
 
 
 class _Parser:

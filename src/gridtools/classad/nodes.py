@@ -61,9 +61,12 @@ class Op:
         return f"Op({self.symbol!r})"
 
 
-# Precedence levels, lowest first. The conditional (?:) is level 1.
+# Precedence levels, lowest first. The conditional (? :) is level 1; the Elvis
+# operator (?:) binds tighter than the unary operators and looser than selection and
+# subscripts (``-a ?: b`` is ``-(a ?: b)``, ``(a ?: b).c`` needs its parentheses).
 COND_PREC = 1
 UNARY_PREC = 12
+ELVIS_PREC = 12.5
 POSTFIX_PREC = 13
 
 OPERATORS = [
@@ -101,6 +104,21 @@ BY_ALIAS = {op.alias: op for op in OPERATORS}
 SYNONYMS = {"is": "=?=", "isnt": "=!="}
 # How the canonical unparser spells them.
 NEW_SPELLING = {"=?=": "is", "=!=": "isnt"}
+
+
+class Pretty:
+    """The layout of HTCondor's PrettyPrint unparser (what the ``unparse()`` function
+    gives): lists and ads over several lines, each ad indented by 4 and each list by 3
+    more than what encloses it. Passed for ``old`` to ``Expr.unparse``; false, so that
+    all else prints as in the canonical (new) syntax."""
+
+    __slots__ = ("indent",)
+
+    def __init__(self):
+        self.indent = 0
+
+    def __bool__(self):
+        return False
 
 
 class Expr:
@@ -176,12 +194,15 @@ class Expr:
     def unparse(self, old=False):
         """The canonical text (HTCondor's ClassAd unparser: reals as
         ``1.500000000000000E+00``, ``is`` and ``isnt``); with ``old``, the
-        long form ``condor_q -l`` prints (``1.5``, ``=?=``, ``=!=``)."""
+        long form ``condor_q -l`` prints (``1.5``, ``=?=``, ``=!=``); with a ``Pretty``,
+        that layout (not kept)."""
         if old:
             text = self._old_text
             if text is None:
                 text = self._old_text = self._unparse(True)
             return text
+        if old is not False and old.__class__ is Pretty:
+            return self._unparse(old)
         text = self._text
         if text is None:
             text = self._text = self._unparse(False)

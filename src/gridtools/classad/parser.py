@@ -12,7 +12,8 @@ from gridtools.classad import nodes
 from gridtools.classad.values import ERROR, UNDEFINED
 from gridtools.errors import SyntaxProblem
 
-MAX_DEPTH = 300  # deeper expressions are refused (they would exhaust the stack)
+MAX_DEPTH = 200  # deeper expressions are refused (as HTCondor refuses them: printing,
+#                  compiling and evaluating them must fit in the usual recursion limit)
 #: the words that are values, not names (in any case)
 KEYWORDS = {"true": True, "false": False, "undefined": UNDEFINED, "error": ERROR}
 
