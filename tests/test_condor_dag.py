@@ -8,7 +8,7 @@ from gridtools.formats.condor.dag import (
     DagError, Effect, NodeKind, ScriptWhen, find_cycle, parse_dag)
 from gridtools.formats.condor.dagrender import render_dag
 from gridtools.formats.condor.dagstate import (
-    abort_status, apply_rescue, latest_rescue, parse_rescue, ready_nodes, render_rescue,
+    abort_status, apply_rescue, latest_rescue, ready_nodes, render_rescue,
     rescue_name, should_retry, unreachable)
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "condor_dag")
@@ -48,15 +48,15 @@ def test_render_is_committed_and_round_trips(diamond):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("JOB A a.sub\nPARENT A CHILD B\n", "ERROR: t.dag (line 2): Unknown Job B"),
-    ("JOB A a.sub\nRETRY Z 2\n", "ERROR: t.dag (line 2): Unknown Job Z"),
-    ("JOB A a.sub\nJOB A b.sub\n", "ERROR: t.dag (line 2): node name A already exists"),
+    ("JOB A a.sub\nPARENT A CHILD B\n", "ERROR: t.dag (line 2): Unknown Node B"),
+    ("JOB A a.sub\nRETRY Z 2\n", "ERROR: t.dag (line 2): Unknown Node Z"),
+    ("JOB A a.sub\nJOB A b.sub\n", "ERROR: t.dag (line 2): node name 'A' already exists in DAG"),
     ("JOB PARENT a.sub\n", "ERROR: t.dag (line 1): token (PARENT) is a reserved word"),
     ("JOB A\n", "ERROR: t.dag (line 1): expected JOB name file"),
     ("JOB A a.sub BOGUS\n", 'ERROR: t.dag (line 1): invalid parameter "BOGUS"'),
     ("JOB A a.sub\nRETRY A many\n", 'ERROR: t.dag (line 2): invalid retry count "many"'),
     ("JOB A a.sub\nFROB A\n", "ERROR: t.dag (line 2): expected JOB"),
-    ("JOB A a.sub\nPARENT A B\n", "ERROR: t.dag (line 2): expected CHILD token"),
+    ("JOB A a.sub\nPARENT A B\n", "ERROR: t.dag (line 2): Expected CHILD token"),
     ("JOB A a.sub\nVARS A x=1\n", "ERROR: t.dag (line 2): Unexpected characters in VARS"),
     ("JOB A a.sub\nJOB B b.sub\nPARENT A CHILD B\nPARENT B CHILD A\n",
      "ERROR: a cycle exists in the dag, please check input"),
@@ -121,7 +121,7 @@ def test_rescue_dag_is_written_as_committed_and_resumes(diamond):
                          created="12/01/2026 10:00:00")
     assert text == read("diamond.dag.rescue001")
     again = parse_dag(read("diamond.dag"), source="diamond.dag")
-    apply_rescue(again, parse_rescue(text))
+    apply_rescue(again, text)
     assert ready_nodes(again) == ["B"]
 
 
@@ -132,10 +132,10 @@ def test_done_in_the_dag_file_counts_as_done():
 
 
 def test_rescue_errors():
-    with pytest.raises(DagError, match="only DONE lines"):
-        parse_rescue("JOB A a.sub\n")
+    with pytest.raises(DagError, match="node name 'A' already exists in DAG"):
+        apply_rescue(parse_dag("JOB A a.sub\n"), "JOB A a.sub\n")
     dag = parse_dag("JOB A a.sub\nFINAL F f.sub\n")
-    apply_rescue(dag, [("Q", 7), ("F", 8), ("A", 9)], "r.dag.rescue001")
+    apply_rescue(dag, "\n" * 6 + "DONE Q\nDONE F\nDONE A\n", "r.dag.rescue001")
     assert dag.nodes["A"].done and not dag.nodes["F"].done
     assert dag.notes == ["Warning: r.dag.rescue001 (line 7): Unknown Node Q",
                          "r.dag.rescue001 (line 8): WARNING: FINAL node(s) can not be referenced by the DONE command"]
@@ -158,7 +158,7 @@ def test_pre_skip_node_status_file_and_jobstate_log_are_read():
                          "Warning: new PRE_SKIP value  8 for node B overrides old value 9"]
     assert dag.jobstate_log == "js.log" and dag.status_file.path == "status.txt"
     for text, error in (("PRE_SKIP A x\n", 'Invalid exit code "x"'), ("PRE_SKIP A\n", "Missing exit code"),
-                        ("PRE_SKIP A 1 2\n", 'invalid parameter "2"'), ("PRE_SKIP Z 1\n", "Unknown Job Z")):
+                        ("PRE_SKIP A 1 2\n", 'invalid parameter "2"'), ("PRE_SKIP Z 1\n", "Unknown Node Z")):
         with pytest.raises(DagError) as caught:
             parse_dag("JOB A a.sub\n" + text, source="t.dag")
         assert str(caught.value) == f"ERROR: t.dag (line 2): {error}"
@@ -202,8 +202,8 @@ def test_include_reads_a_files_statements_in_its_place_nested_too():
     ({"nodes.inc": "INCLUDE top.dag\n"},
      "ERROR: nodes.inc (line 1): INCLUDE of top.dag makes a cycle of includes (top.dag -> nodes.inc -> top.dag)"),
     ({"nodes.inc": "INCLUDE ./nodes.inc\n"}, "ERROR: nodes.inc (line 1): INCLUDE of ./nodes.inc makes a cycle"),
-    ({"nodes.inc": "JOB B b.sub\nPARENT B CHILD Z\n"}, "ERROR: nodes.inc (line 2): Unknown Job Z"),
-    ({"nodes.inc": "JOB A other.sub\n"}, "ERROR: nodes.inc (line 1): node name A already exists"),
+    ({"nodes.inc": "JOB B b.sub\nPARENT B CHILD Z\n"}, "ERROR: nodes.inc (line 2): Unknown Node Z"),
+    ({"nodes.inc": "JOB A other.sub\n"}, "ERROR: nodes.inc (line 1): node name 'A' already exists in DAG"),
     ({"nodes.inc": "INCLUDE\n"}, "ERROR: nodes.inc (line 1): expected INCLUDE filename"),
 ])
 def test_include_errors_name_the_file_and_line(files, message):

@@ -137,7 +137,7 @@ def test_a_description_without_a_queue_statement_queues_one_job():
     ("SERVICE S s.sub\nCATEGORY S c\n", "ERROR: t.dag (line 2): SERVICE node S can not be added to a category"),
     ("PROVISIONER P p.sub\nSAVE_POINT_FILE P\n",
      "ERROR: t.dag (line 2): PROVISIONER node P can not have a SAVE_POINT_FILE"),
-    ("SERVICE S s.sub\nJOB S a.sub\n", "ERROR: t.dag (line 2): node name S already exists"),
+    ("SERVICE S s.sub\nJOB S a.sub\n", "ERROR: t.dag (line 2): node name 'S' already exists in DAG"),
 ])
 def test_errors_in_dagman_words(text, message):
     with pytest.raises(DagError) as info:

@@ -1177,7 +1177,7 @@ def test_several_dag_files_run_as_one_dag_named_after_the_first(cell, workdir):
     write(sub, "three.dag", "JOB B C.sub\n")
     twice = cell.run("condor_submit_dag", "-f", "-usedagdir", "one.dag", "sub/three.dag", cwd=workdir)
     assert twice.returncode == 1
-    assert twice.stderr.splitlines() == ["ERROR: sub/three.dag (line 1): node name B already exists"]
+    assert twice.stderr.splitlines() == ["ERROR: sub/three.dag (line 1): node name 'B' already exists in DAG"]
 
 
 def test_a_dags_relative_paths_start_where_condor_submit_dag_ran_unless_usedagdir(cell, workdir):
@@ -1264,7 +1264,7 @@ def test_node_jobs_of_an_aborted_dag_carry_dagmans_remove_reason(cell, workdir):
     assert len(ids) == 1
     removed_node(cell, workdir, ids[0], "DAG Abort: DAG is exiting and writing rescue file.")
     out = dagman_out(workdir)
-    abort = out.index("Aborting DAG because node A exited with status 3 (ABORT-DAG-ON)")
+    abort = out.index("Aborting DAG because we got the ABORT exit value from a job")
     assert abort < out.index("Aborting DAG...\n") < out.index("Removing submitted jobs...\n") \
         < out.index("Removing any/all submitted HTCondor jobs...\n") < out.index("Node S: its job was removed")
     assert out.count("Removing any/all submitted HTCondor jobs...") == 1

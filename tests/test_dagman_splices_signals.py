@@ -124,7 +124,7 @@ def test_a_node_job_killed_by_a_signal_returns_minus_the_signal(cell, workdir):
     assert re.search(rf"^{STAMP}Node K failed with status -15\.$", out, re.M)
     assert "Retrying node K" not in out
     assert "Node P completed successfully." in out
-    assert "Aborting DAG because node A exited with status -15 (ABORT-DAG-ON)" in out
+    assert "Aborting DAG because we got the ABORT exit value from a job" in out
 
 
 # ------------------------------------------------------------------ finding 10

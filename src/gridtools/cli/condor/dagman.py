@@ -7,7 +7,8 @@ condor_submit_dag submits it; it runs as the DAG's owner in the DAG file's
 folder, holding no slot. It takes the DAG's lock (-Lockfile, by default
 ``DAGFILE.lock``; see ``daglock``) and leaves at once when another manager
 runs the DAG. It reads the DAG (and, with -AutoRescue 1, the newest rescue
-DAG, or the one -DoRescueFrom names: the nodes marked DONE there are done)
+DAG, or the one -DoRescueFrom names, read as DAG statements over the DAG's
+own: the nodes marked DONE there are done, its RETRY lines set the retries)
 and the batch name of its own job (giving it ``DAGFILE+cluster`` when it
 has none), then until nothing more can run:
 
@@ -43,7 +44,8 @@ has none), then until nothing more can run:
   at once and ends (exit status 0), running nothing;
 - when it ends with failed nodes (or aborted, halted, or removed with condor_rm /
   qdel: SIGUSR1, its RemoveKillSig) it writes the next rescue DAG,
-  ``DAGFILE.rescueNNN``, marking the nodes that are done; a later
+  ``DAGFILE.rescueNNN``, marking the nodes that are done and giving the RETRY
+  of each node that has retries; a later
   condor_submit_dag of the same DAG resumes there.
 
 Held (condor_hold: SIGTERM, its KillSig) it leaves at once, its node jobs
@@ -378,7 +380,7 @@ def load(dag_file, opts, log):
     base = dagstate.rescue_base(dag_file, len(dags) > 1)
     if opts.get("load_save"):
         name = opts["load_save"]
-        dagstate.apply_rescue(dag, dagstate.parse_rescue(_own_text(name), name), name)
+        dagstate.apply_rescue(dag, _own_text(name), name, _reader(opts))
         log(f"Loading the save point file {name}: its DONE nodes are done; no rescue DAG is read")
         opts["rescue_run"] = True
         return dag
@@ -389,10 +391,21 @@ def load(dag_file, opts, log):
         number = dagstate.latest_rescue(os.path.basename(base), own_files(folder, os.listdir(folder)))[1]
     if number:
         name = dagstate.rescue_name(base, number)
-        dagstate.apply_rescue(dag, dagstate.parse_rescue(_own_text(name), name), name)
+        dagstate.apply_rescue(dag, _own_text(name), name, _reader(opts))
         log(f"Running rescue DAG {number} ({name})")
         opts["rescue_run"], opts["rescue_number"] = True, number
     return dag
+
+
+def _reader(opts):
+    """How a rescue DAG's INCLUDE and SPLICE files are read: relative to the current
+    folder, or with -usedagdir to the DAG file's, as the DAG file's own."""
+    base = _folder(opts["dag"]) if opts.get("use_dag_dir") else "."
+
+    def read(name):
+        with open(os.path.join(base, name), encoding="utf-8") as fh:
+            return fh.read()
+    return read
 
 
 def _folder(path):
@@ -592,7 +605,8 @@ def _run(opts, log, removal, prog):
             return EXIT_FAILED, False
         opts["batch_name"] = own_batch_name(opts["dag"], own_job_id(), log, strict)
     except (GridError, OSError) as exc:
-        log(f"ERROR: {exc}")
+        text = str(exc)             # (a DAG file's error already says ERROR:, in DAGMan's words)
+        log(text if text.startswith("ERROR") else f"ERROR: {text}")
         sys.stderr.write(f"{prog}: {exc}\n")
         return EXIT_FAILED, False
     if opts["batch_name"] is None:

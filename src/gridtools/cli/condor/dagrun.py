@@ -127,6 +127,9 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         self.done_before = set(self.done)   # (the metrics count the nodes this run ran)
         self.started_at = time.time()
         self.failed, self.running, self.attempts = set(), {}, {}
+        self.removed = set()                # nodes whose jobs the DAG's end removed: still
+                                            # queued in its counts, as HTCondor's DAGMan
+                                            # leaves them (not failed, as its rescue DAG says)
         self.removing = False
         self.stopping = False               # held or vacated: leave, the node jobs run on
         self.shut_down = False              # the lines of HTCondor's shutdown were written
@@ -236,7 +239,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             return self._lost()
         self._drop_waiting_pre()
         if self.halted and not self.stopping and not self.fatal_warnings \
-                and ready_nodes(self.dag, self.done, self.failed, self.running):
+                and ready_nodes(self.dag, self.done, self.failed, set(self.running) | self.removed):
             self.halt_exit = True
             self.log("Exiting because DAG is halted and no jobs or scripts are running")
             self._shutdown_lines(self.write_rescue, FAILED_NODES)
@@ -434,7 +437,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
     def _progress(self):
         from gridtools.formats.condor.dagprogress import Progress
         idle, held, running = self.watcher.proc_states(c for c, _procs in self.running.values())
-        return Progress(done=set(self.done), failed=set(self.failed), queued=set(self.running),
+        return Progress(done=set(self.done), failed=set(self.failed),
+                        queued=set(self.running) | (self.removed - self.failed),
                         prerun=self.scripting["PRE"] - set(self.dag.services),
                         postrun=self.scripting["POST"] - set(self.dag.services),
                         status=self.dag_status(), in_recovery=self.in_recovery,
@@ -744,7 +748,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self.done.add(name)
             self.log(f"Node {name} completed successfully.")
             return
-        self._node_failed(name, final, job)
+        self._node_failed(name, final, job, "POST script" if post is not None else None)
 
     def _cut_short(self, name, when):
         """A node whose script the manager's own stop cut short: neither done nor failed
@@ -754,13 +758,17 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self.failed.add(name)
             self.errors[name] = f"{when} Script cut short: the DAG was removed"
 
-    def _node_failed(self, name, status, job=True):
+    def _node_failed(self, name, status, job=True, source=None):
+        """A node ended with a non-zero status: the DAG aborts (ABORT-DAG-ON), the node
+        runs again (RETRY) or it failed. ``source``: what gave the status (job, PRE
+        script, POST script), as DAGMan names it when the DAG aborts."""
         from gridtools.formats.condor.dagstate import abort_status, should_retry
         node = self.dag.nodes[name]
         self.return_values[name] = status
+        source = source or ("job" if job else "PRE script")
         aborted = abort_status(node, status)
         if aborted is not None:
-            self.log(f"Aborting DAG because node {name} exited with status {status} (ABORT-DAG-ON)")
+            self.log(f"Aborting DAG because we got the ABORT exit value from a {source}")
             self.failed.add(name)
             self.abort_code = aborted
             return
@@ -779,6 +787,9 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         self.failed.add(name)
         if self.attempts.get(name, 1) > 1 and name in self.errors:
             self.errors[name] += f" (after {self.attempts[name] - 1} node retries)"
+        if node.retry_unless_exit is not None and status == node.retry_unless_exit \
+                and self.attempts[name] <= node.retry:
+            self.log(f"Aborting further retries of node {name} (last attempt returned {status})")
         self.log(f"Node {name} failed with status {status}.")
 
     # ------------------------------------------------------------ ending
@@ -790,6 +801,9 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         final = self._final_name()
         if final is None or final in self.done or final in self.failed:
             return
+        # (while the FINAL node runs, HTCondor's DAGMan reads the abort events of the
+        # removed jobs: their nodes fail)
+        self.failed |= self.removed
         if final not in self.running:
             self.log(f"Running the FINAL node {final}")
             self._start(final)
@@ -842,7 +856,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         except GridError as exc:
             self.log(f"ERROR: removing the running node jobs failed: {exc}")
         for name, (cluster, _procs) in doomed.items():
-            self.failed.add(name)
+            self.removed.add(name)
             self.errors[name] = f"HTCondor reported ULOG_JOB_ABORTED event for job proc ({cluster}.0.0)"
             self.log(f"Node {name}: its job was removed")
             del self.running[name]
@@ -891,7 +905,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         created = _created(time.gmtime())
         final = {self._final_name()}
         text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed - final,
-                                      created)
+                                      created, self._retries())
         try:
             from gridtools.ownfiles import makedirs_own, move_aside_own, open_text
             makedirs_own(os.path.dirname(path) or ".")
@@ -902,6 +916,11 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self.log(f"ERROR: writing the save point file {path} of node {name} failed: {exc.strerror}")
             return
         self.log(f"Node {name}: wrote save point file {path}")
+
+    def _retries(self):
+        """node -> (retries performed, its last return value), for the rescue DAG."""
+        return {name: (max(runs - 1, 0), self.return_values.get(name))
+                for name, runs in self.attempts.items()}
 
     def _next_rescue(self, most):
         """The name of this run's rescue DAG: the one after the caller's own latest (the
@@ -931,7 +950,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             name = self.rescue_file = self._next_rescue(most)
         created = _created(time.gmtime())
         final = {self._final_name()}        # the FINAL node runs again with the rescue DAG
-        text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed, created)
+        text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed, created,
+                                      self._retries())
         from gridtools.ownfiles import open_text
         with open_text(name) as fh:
             fh.write(text)

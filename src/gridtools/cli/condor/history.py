@@ -793,10 +793,15 @@ def _text(value):
 
 
 def _command(ad):
+    """The CMD column: the command's base name and its arguments; a DAG's manager job
+    reads ``condor_dagman ARGS``, as condor_q shows it (``spool.rows``)."""
     cmd = ad.eval("Cmd")
     text = os.path.basename(cmd) if isinstance(cmd, str) else ""
     from gridtools.formats.condor.spec import arguments
+    from gridtools.spool.rows import DAGMAN_ARGS
     args = arguments(ad)
+    if ad.eval("JobUniverse") == 7 and tuple(args[:len(DAGMAN_ARGS)]) == DAGMAN_ARGS:
+        text, args = "condor_dagman", args[len(DAGMAN_ARGS):]
     return text + (" " + " ".join(args) if args else "")
 
 

@@ -324,7 +324,7 @@ def _add_node(dag, number, words, kind, body=None):
     name, path = words[1], words[2]
     _check_name(dag, number, name)
     if name in dag.nodes or name in dag.services:
-        raise _error(dag, number, f"node name {name} already exists")
+        raise _error(dag, number, f"node name '{name}' already exists in DAG")
     node = Node(name, "" if body is not None else path, kind, line=number, source=_where(dag),
                 description=body)
     _node_options(dag, number, node, words[3:])
@@ -409,7 +409,7 @@ def _targets(dag, number, name, what=""):
         return [n for n in dag.nodes.values() if n.kind in REGULAR]
     node = dag.nodes.get(name) or dag.services.get(name)
     if node is None:
-        raise _error(dag, number, f"Unknown Job {name}")
+        raise _error(dag, number, f"Unknown Node {name}")
     if what and node.kind in (NodeKind.SERVICE, NodeKind.PROVISIONER):
         raise _error(dag, number, f"{node.kind.value} node {name} {what}")
     return [node]
@@ -418,7 +418,7 @@ def _targets(dag, number, name, what=""):
 def _parent(dag, number, words, _line, splices):
     upper = [w.upper() for w in words]
     if "CHILD" not in upper:
-        raise _error(dag, number, "expected CHILD token")
+        raise _error(dag, number, "Expected CHILD token")
     at = upper.index("CHILD")
     parents, children = words[1:at], words[at + 1:]
     if not parents or not children:
@@ -446,7 +446,7 @@ def _expand_splices(dag, number, names, splices, final):
         elif name in dag.nodes:
             out.append(name)
         else:
-            raise _error(dag, number, f"Unknown Job {name}")
+            raise _error(dag, number, f"Unknown Node {name}")
     return out
 
 
@@ -516,13 +516,13 @@ def _splice(dag, number, words, read, lifted, splicing, folder=""):
         node.directory = _within(directory, node.directory)
         node.category = _scoped(name, node.category)
         if rename[old] in dag.nodes:
-            raise _error(dag, number, f"node name {rename[old]} already exists")
+            raise _error(dag, number, f"node name '{rename[old]}' already exists in DAG")
         dag.nodes[rename[old]] = node
     for old, node in inner.services.items():
         node.name = f"{name}{SPLICE_SEPARATOR}{old}"
         node.directory = _within(directory, node.directory)
         if node.name in dag.nodes or node.name in dag.services:
-            raise _error(dag, number, f"node name {node.name} already exists")
+            raise _error(dag, number, f"node name '{node.name}' already exists in DAG")
         dag.services[node.name] = node
     for key, text in inner.descriptions.items():
         lifted.setdefault(key, (text, name))

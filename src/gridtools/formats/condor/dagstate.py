@@ -1,16 +1,16 @@
 """The running state of a DAG: rescue DAGs and which nodes may run next.
 
-A partial rescue DAG (``<dagfile>.rescueNNN``) holds a comment header and
-one ``DONE name`` line per finished node; read together with the original
-DAG file it lets a new run resume where the last one stopped (a DONE line
-that names no node of the DAG is a warning HTCondor's DAGMan makes fatal at
-DAGMAN_USE_STRICT 1, its default). ``ready_nodes`` is the pure choice a DAG runner makes after every event.
+A partial rescue DAG (``<dagfile>.rescueNNN``) holds a comment header, a
+``DONE name`` line per finished node and a ``RETRY`` line per node with
+retries; read as DAG statements over the original DAG file it lets a new run
+resume where the last one stopped (a DONE line that names no node of the DAG
+is a warning HTCondor's DAGMan makes fatal at DAGMAN_USE_STRICT 1, its default). ``ready_nodes`` is the pure choice a DAG runner makes after every event.
 """
 
 import os
 import re
 
-from gridtools.formats.condor.dag import REGULAR, DagError, Effect, NodeKind, warn
+from gridtools.formats.condor.dag import NodeKind
 
 # --------------------------------------------------------------- rescue DAGs
 
@@ -40,54 +40,52 @@ def latest_rescue(dag_file, names):
     return name, number
 
 
-def render_rescue(dag_file, dag, done, failed, created):
-    """A partial rescue DAG: a comment header and a DONE line for every
-    node that finished; run with the original file it resumes there.
-    ``created`` is a time stamp text (UTC)."""
+def render_rescue(dag_file, dag, done, failed, created, retries=None):
+    """A partial rescue DAG: a comment header, then for each node (in the DAG's order)
+    a DONE line when it finished and a RETRY line when it has retries, as HTCondor's
+    DAGMan writes them (the count reset to the node's full RETRY). ``retries``: node ->
+    (retries performed, its last return value) of the nodes that ran; a failed node
+    whose UNLESS-EXIT value stopped its retries gets a comment saying so. Run with the
+    original file it resumes there. ``created`` is a time stamp text (UTC)."""
+    retries = retries or {}
     failed, done = set(failed), set(done)
-    failed = [n for n in dag.nodes if n in failed]         # (SERVICE nodes are never written)
-    done = [n for n in dag.nodes if n in done or dag.nodes[n].done]
+    failed_names = [n for n in dag.nodes if n in failed]   # (SERVICE nodes are never written)
+    done_names = [n for n in dag.nodes if n in done or dag.nodes[n].done]
     lines = ["# Rescue DAG file, created after running",
              f"#   the {dag_file} DAG file",
              f"# Created {created} UTC",
              f"# Rescue DAG version: {RESCUE_VERSION} (partial)",
              "#",
              f"# Total number of Nodes: {len(dag.nodes)}",
-             f"# Nodes premarked DONE: {len(done)}",
-             f"# Nodes that failed: {len(failed)}",
-             "#   " + ",".join(failed + ["<ENDLIST>"]),
+             f"# Nodes premarked DONE: {len(done_names)}",
+             f"# Nodes that failed: {len(failed_names)}",
+             "#   " + ",".join(failed_names + ["<ENDLIST>"]),
              ""]
-    lines += [f"DONE {name}" for name in done]
+    for name, node in dag.nodes.items():
+        if name in done_names and node.kind is not NodeKind.FINAL:
+            lines.append(f"DONE {name}")
+        if node.retry <= 0:
+            continue
+        performed, returned = retries.get(name, (0, None))
+        if name in failed and performed < node.retry and node.retry_unless_exit is not None \
+                and returned == node.retry_unless_exit:
+            lines.append(f"# {performed} of {node.retry} retries performed; remaining attempts "
+                         f"aborted after node returned {returned}")
+        unless = "" if node.retry_unless_exit is None else f" UNLESS-EXIT {node.retry_unless_exit}"
+        lines.append(f"RETRY {name} {node.retry}{unless}")
     return "".join(line + "\n" for line in lines)
 
 
-def parse_rescue(text, source="rescue dag"):
-    """(node name, line number) of each node a partial rescue DAG marks DONE."""
-    done = []
-    for number, line in enumerate(text.splitlines(), 1):
-        words = line.split()
-        if not words or words[0].startswith("#"):
-            continue
-        if words[0].upper() != "DONE" or len(words) != 2:
-            raise DagError(f"ERROR: {source} (line {number}): a partial rescue DAG holds "
-                           "only DONE lines")
-        done.append((words[1], number))
-    return done
-
-
-def apply_rescue(dag, done, source="rescue dag"):
-    """Mark the rescue DAG's nodes (``parse_rescue``) DONE in ``dag``; one the DAG does not
-    have, or not of a kind that may be done, is a warning of strictness 1 in
-    ``dag.notes`` (the rescue DAG is refused when that is fatal), as HTCondor's DAGMan."""
-    for name, number in done:
-        node = dag.nodes.get(name) or dag.services.get(name)
-        if node is None:
-            warn(dag, 1, f"Warning: {source} (line {number}): Unknown Node {name}", Effect.REFUSE)
-        elif node.kind not in REGULAR:
-            warn(dag, 1, f"{source} (line {number}): WARNING: {node.kind.value} node(s) can not be "
-                         "referenced by the DONE command", Effect.REFUSE)
-        else:
-            node.done = True
+def apply_rescue(dag, text, source="rescue dag", read=None):
+    """Read a partial rescue DAG (or a save point file) over ``dag``, the DAG read from
+    its original files: its lines are ordinary DAG statements applied on top of those,
+    as HTCondor's DAGMan reads them. A DONE line marks its node done (one the DAG does
+    not have, or not of a kind that may be done, is a warning of strictness 1 in
+    ``dag.notes``: the rescue DAG is refused when that is fatal); a RETRY line sets the
+    node's retries; a JOB line naming a node the DAG has is an error. ``read(path)``
+    returns the text of a file it includes."""
+    from gridtools.formats.condor.dag import parse_dag
+    return parse_dag(text, source=source, read=read, into=dag)
 
 
 # ------------------------------------------------------------ save point files
