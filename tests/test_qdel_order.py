@@ -46,3 +46,9 @@ def test_qhold_and_qrls_answer_in_the_order_of_the_words(cell):
         f"modified hold of job {jid}",
         'denied: job "999996" does not exist',
     ]
+
+
+def test_a_task_word_of_a_job_that_is_no_array_keeps_its_answer(cell):
+    jid = _sleeper(cell, "plain")
+    proc = cell.run("qdel", "999995", f"{jid}.1")
+    assert proc.stdout.splitlines() == ['denied: job "999995" does not exist', f"root has deleted job {jid}"]

@@ -130,6 +130,7 @@ def _screen(user, items):
                 order[order.index((key, None))] = (None, problem)
                 code = 1
                 continue
+            order[order.index((key, None))] = ((target["id"], str(target["tasks"])), None)
         allowed.append(target)
     return allowed, denied, order, code
 
