@@ -287,18 +287,18 @@ def test_verify_only_and_default_request_files(cell, users, alice_home):
 
 
 def test_bad_qrsub_input(cell):
-    assert cell.run("qrsub", "-a", at(3600)).returncode == 2              # no -e nor -d
+    assert cell.run("qrsub", "-a", at(3600)).returncode == 1              # no -e nor -d
     bad_date = cell.run("qrsub", "-a", "tomorrow", "-d", "1:0:0")
     assert bad_date.returncode != 0 and "tomorrow" in bad_date.stderr
     assert cell.run("qrsub", "-d", "1:0:0", "-pe", "nosuchpe", "1").returncode == 1
     unknown = cell.run("qrsub", "-d", "1:0:0", "-l", "nosuchres=1")
     assert unknown.returncode == 1 and 'unknown resource "nosuchres"' in unknown.stderr
-    assert cell.run("qrsub", "-x").returncode == 2
+    assert cell.run("qrsub", "-x").returncode == 1
     # -N as qsub checks it: an empty name, or one that is not UTF-8 (stored altered, before)
     empty = cell.run("qrsub", "-d", "1:0:0", "-N", "")
-    assert (empty.returncode, empty.stderr) == (2, "qrsub: empty string argument to -N option invalid\n")
+    assert (empty.returncode, empty.stderr) == (1, "qrsub: empty string argument to -N option invalid\n")
     odd = cell.run("qrsub", "-d", "1:0:0", "-N", os.fsdecode(b"\xff"))
-    assert (odd.returncode, odd.stderr) == (7, "qrsub: Non-graphic character (hex ff) not allowed in objectname\n")
+    assert (odd.returncode, odd.stderr) == (1, "qrsub: Non-graphic character (hex ff) not allowed in objectname\n")
     assert os.listdir(os.path.join(cell.root, "spool", "ars")) == []
 
 

@@ -23,18 +23,46 @@ from gridtools.errors import GridError, UsageError, lines
 #: the range of JobPrio condor_prio sets
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z", re.ASCII)       # (HTCondor's IsValidAttrName)
 
+#: HTCondor's condor_qedit usage (qedit.cpp), but for -edits (a file of edits), which
+#: gridtools's condor_qedit does not take
 QEDIT_USAGE = """\
-Usage: condor_qedit [general-opts] {cluster | cluster.proc | owner | -constraint constraint} attribute-name attribute-value ...
-   general-opts are:
-      -name <schedd-name>    Name of schedd to edit jobs in
-      -dry-run               Say what would be set, set nothing
-   the jobs are one or more of:
-      <cluster> <cluster>.<proc> ... or <owner>
-      -jobids <id-list>      Edit the jobs in <id-list>
-      -owner <owner>         Edit the jobs of <owner>
-      -constraint <expr>     Edit the jobs that match <expr>
-   the edits are <attr> <value> pairs, or <attr>=<value> words;
-   attribute-value may be any ClassAd expression; a string needs its quotes: '"text"'
+Usage: condor_qedit [help-opts] [general-opts] <restriction-list> <edit-list>
+
+    [help-opts] are:
+\t-help\t\t   Display this screen
+\t-debug\t\t   Display debugging info to console
+\t-dry-run\t   Display whether edit is allowed
+
+    [general-opts] are:
+\t-name <name>\t   Name of Scheduler
+\t-pool <pool>\t   Use host as the central manager to query
+\t-forward\t   Forward changes to shadow/gridmanager
+
+    <restriction-list> is one or more of:
+\t<cluster>\t   Edit jobs in a specific cluster
+\t<cluster>.<proc>   Edit a specific job
+\t<owner>\t\t   Edit jobs owned by <owner>
+\t-jobids <id-list>  Edit jobs in <id-list>
+\t-owner <owner>     Edit jobs owned by <owner>
+\t-constraint <expr> Edit jobs that match <expr>
+
+    <edit-list> is a set of <attr> and <value> pairs, in one of two forms
+\t<attr> <value>\t   Two argument form, alternate <attr> and <value>
+\t<attr>=<value>\t   Single argument form, = separates <attr> and <value>
+
+At least one restriction and one edit must be specified, restrictions must be
+first. The restriction-list should be: a list of job and/or cluster ids, a
+single owner name, or one or more of -owner, -jobids, -constraint arguments.
+If both owner and jobids are specified, only jobs that match both will be
+edited. If a -constraint argument is also provided, only jobs that also match
+the constraint will be edited.
+If only a -constraint argument is provided, jobs not owned by the current user
+will be ignored unless the current user is a queue superuser.
+
+Once a restriction has been specified, all remaining arguments that do not
+start with a - are part of the <edit-list>.  An argument that contains = will
+be treated as an <attr>=<value> pair, otherwise arguments should alternate
+between <attr> and <value>
 """
 PRIO_USAGE = """\
 Usage: condor_prio [{+|-}priority ] [-p priority] [ -a ] [-n schedd_name] [ -pool pool_name ] [user | cluster | cluster.proc | -a] ...
@@ -120,8 +148,7 @@ def parse_qedit(argv):
                     sel.add_word(jid)
                 chosen = True
             else:
-                raise UsageError(lines(f"condor_qedit: {arg} is not a valid option",
-                                       *QEDIT_USAGE.rstrip().splitlines()), 1)
+                raise _BadOption(f"condor_qedit: {arg} is not a valid option")
         elif not chosen:
             chosen = True
             if arg[:1].isdigit():
@@ -175,6 +202,10 @@ class _Help(Exception):
     pass
 
 
+class _BadOption(GridError):
+    """An option condor_qedit does not know: the line, then the usage (with its tabs)."""
+
+
 def _take(args, arg):
     if not args:
         raise UsageError(f"{arg} requires an argument", 1)
@@ -213,6 +244,9 @@ def qedit_main(argv, prog="condor_qedit"):
     except _Help as usage:
         sys.stdout.write(str(usage))
         return 0
+    except _BadOption as exc:
+        sys.stderr.write(f"{exc}\n{QEDIT_USAGE}")
+        return 1
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code

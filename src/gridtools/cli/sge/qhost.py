@@ -3,8 +3,10 @@
 Reads the daemon's status snapshot (see ``qstatus``). One line per host
 after the ``global`` pseudo host; ``-F`` adds its resource values, ``-q`` its
 queue instances, ``-j`` the jobs running there (``-u`` those of some users).
-``-st`` (a gridtools addition) adds a STATE column: the state the dispatcher
-publishes for the host, or Idle / Running / Busy from the slots in use.
+``-ncb`` leaves the host topology columns (NSOC, NCOR, NTHR) out, as Grid
+Engine's qhost does. ``-st`` (a gridtools addition) adds a STATE column: the
+state the dispatcher publishes for the host, or Idle / Running / Busy from the
+slots in use.
 """
 
 import fnmatch
@@ -18,6 +20,9 @@ from gridtools.errors import GridError, UsageError
 HEADER = ("HOSTNAME                ARCH         NCPU NSOC NCOR NTHR  LOAD  MEMTOT  MEMUSE  "
           "SWAPTO  SWAPUS")
 RULE = "-" * 94
+#: the table without the host topology columns (NSOC, NCOR, NTHR), as -ncb has it
+HEADER_NCB = "HOSTNAME                ARCH         NCPU  LOAD  MEMTOT  MEMUSE  SWAPTO  SWAPUS"
+RULE_NCB = "-" * 79
 JOB_HEADER = ("   job-ID  prior   name       user         state submit/start at     queue      "
               "master ja-task-ID ")
 JOB_RULE = "   " + "-" * 94
@@ -269,10 +274,13 @@ def resource_lines(host, snap, wanted):
     return lines
 
 
-def host_line(name, cols, state=None):
-    line = (f"{name[:23]:<23} {cols['arch_string'][:13]:<13}{cols['num_proc']:>4} {cols['m_socket']:>4} "
-            f"{cols['m_core']:>4} {cols['m_thread']:>4} {cols['load_avg']:>5} {cols['mem_total']:>7} "
-            f"{cols['mem_used']:>7} {cols['swap_total']:>7} {cols['swap_used']:>7}")
+def host_line(name, cols, state=None, topology=True):
+    """One host's line; without ``topology`` (-ncb) no NSOC, NCOR and NTHR columns."""
+    line = f"{name[:23]:<23} {cols['arch_string'][:13]:<13}{cols['num_proc']:>4} "
+    if topology:
+        line += f"{cols['m_socket']:>4} {cols['m_core']:>4} {cols['m_thread']:>4} "
+    line += (f"{cols['load_avg']:>5} {cols['mem_total']:>7} "
+             f"{cols['mem_used']:>7} {cols['swap_total']:>7} {cols['swap_used']:>7}")
     return line + f"  {state}" if state is not None else line
 
 
@@ -303,7 +311,7 @@ def host_block(host, snap, opts, header=None):
     """The lines of one host. Without -q the job table's header comes once, before the
     first job line of all hosts: ``header`` is a list that holds it until then."""
     state = host_state(host, snap) if opts.states else None
-    lines = [host_line(host, host_columns(host, snap), state)]
+    lines = [host_line(host, host_columns(host, snap), state, not opts.ncb)]
     if opts.resources is not None:
         lines += resource_lines(host, snap, opts.resources)
     if not (opts.queues or opts.jobs):
@@ -324,10 +332,10 @@ def host_block(host, snap, opts, header=None):
 
 
 def text(snap, opts):
-    header, rule = HEADER, RULE
+    header, rule = (HEADER_NCB, RULE_NCB) if opts.ncb else (HEADER, RULE)
     if opts.states:
         header, rule = header + "  STATE", rule + "-" * 10
-    lines = [header, rule, host_line("global", GLOBAL_COLUMNS, "-" if opts.states else None)]
+    lines = [header, rule, host_line("global", GLOBAL_COLUMNS, "-" if opts.states else None, not opts.ncb)]
     if opts.resources is not None:
         lines += resource_lines("global", snap, opts.resources)
     header = [JOB_HEADER, JOB_RULE]

@@ -14,6 +14,7 @@ from gridtools.cli.sge.xmlout import QHOST_XSD, escape, escape_attr
 
 _ORDER = ("arch_string", "num_proc", "m_socket", "m_core", "m_thread", "load_avg", "mem_total",
           "mem_used", "swap_total", "swap_used")
+_TOPOLOGY = ("m_socket", "m_core", "m_thread")
 
 
 def _value(tag, pairs, text, indent="   "):
@@ -50,7 +51,9 @@ def _job_xml(row, job, queue, master, _shown=True, with_queue=True):
 
 def _host_xml(name, cols, snap, opts):
     lines = [f" <host name='{escape_attr(name)}'>"]
-    lines += [_value("hostvalue", (("name", k),), cols[k]) for k in _ORDER]
+    # -ncb: no host topology values (m_socket, m_core, m_thread), as in the table
+    lines += [_value("hostvalue", (("name", k),), cols[k]) for k in _ORDER
+              if not (opts.ncb and k in _TOPOLOGY)]
     if opts.states:
         state = "-" if name == "global" else qhost.host_state(name, snap)
         lines.append(_value("hostvalue", (("name", "state"),), state))

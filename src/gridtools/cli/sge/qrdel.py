@@ -41,7 +41,7 @@ def parse_args(argv):
             targets += split_list(word)
         i += 1
     if not targets and users is None:
-        raise UsageError("no advance reservation id or user list given")
+        raise UsageError("no option argument")
     return force, users, targets
 
 
@@ -67,8 +67,9 @@ def main(argv, prog="qrdel"):
         code = ask("ar_delete", {"targets": targets, "users": users, "force": force})
         return code or (1 if impossible else 0)
     except UsageError as exc:
-        sys.stderr.write(f"{prog}: {exc}\n{HELP}")
-        return exc.exit_code
+        # as Grid Engine's qrdel: the usage, then what is wrong, status 1
+        sys.stderr.write(f"{HELP}error: {exc}\n")
+        return 1
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code

@@ -170,7 +170,7 @@ def main(argv, prog="qrstat"):
         return show(opts)
     except UsageError as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
-        return exc.exit_code
+        return 1                # (Grid Engine's qrstat ends every error with status 1)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code

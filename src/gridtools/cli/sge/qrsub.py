@@ -147,7 +147,7 @@ def window(req, now):
     start = req["start"]
     end = req["end"]
     if end is None and req["duration"] is None:
-        raise UsageError("no end time or duration specified: use -e or -d")
+        raise WindowRefused('missing value for "end time or duration" in advance reservation request')
     if start is None:
         start = end - req["duration"] if end is not None and req["duration"] is not None else int(now)
     if end is None:
@@ -176,26 +176,37 @@ def check_names(req):
 
 
 def main(argv, prog="qrsub"):
+    """Every refusal before the daemon answers ends the command with status 1, as Grid
+    Engine's qrsub ends on any error of its command line or request (its qmaster's
+    answer alone may give another status)."""
     if "-help" in argv:
         output_is_the_result()
         sys.stdout.write(HELP)
         return 0
     try:
         return _run(argv)
+    except NoOption:
+        sys.stderr.write(f"{HELP}error: no option argument\n")
     except UsageError as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
-        return exc.exit_code
     except WindowRefused as exc:
         sys.stdout.write(f"{exc}\n")
-        return exc.exit_code
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
-        return exc.exit_code
+    return 1
+
+
+class NoOption(Exception):
+    """Neither the option files nor the command line give an option: the usage, then
+    "error: no option argument"."""
 
 
 def _run(argv):
     import time
-    req = parse(default_words(), fresh())
+    defaults = default_words()
+    if not defaults and not argv:
+        raise NoOption()
+    req = parse(defaults, fresh())
     parse(list(argv), req)
     start, end = window(req, time.time())
     from gridtools.cli import cellinit
