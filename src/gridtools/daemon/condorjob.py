@@ -246,8 +246,25 @@ def submitted(state, job, now):
     submit_events(state, job, list(job.numbers()), now)
     if job.hold and job.condor.get("hold"):
         held_events(state, job, list(job.numbers()), now)
+    later = _held_later_procs(job)
+    if later:                           # (a hold = true before a later queue statement)
+        from gridtools.model import transitions as tr
+        for number in later:
+            tr.set_hold(job, number, "u", True)
+        held_events(state, job, later, now)
     schedule_crons(state, job, now)
     complete_noops(state, job, list(job.numbers()), now)
+
+
+def _held_later_procs(job):
+    """The task numbers of the later procs of a cluster whose first proc is not held that
+    were submitted held (their own ads say JobStatus 5): each is held on its own."""
+    stored = job.spec.get("condor_ad")
+    if job.hold or not isinstance(stored, list):
+        return []
+    import re
+    held = re.compile(r"(?mi)^\s*JobStatus\s*=\s*5\s*$")
+    return [index + 2 for index, diff in enumerate(stored[1:]) if isinstance(diff, str) and held.search(diff)]
 
 
 def complete_noops(state, job, numbers, now):

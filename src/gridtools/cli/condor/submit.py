@@ -147,7 +147,7 @@ def setting(name):
 #: the knobs of this host's configuration a submission reads (``submit_knobs``)
 SUBMIT_KNOBS = ("MAX_JOBS_PER_SUBMISSION", "SUBMIT_FACTORY_JOBS_BY_DEFAULT", "SUBMIT_PREVENT_MULTI_QUEUE",
                 "SUBMIT_REQUIREMENT_NAMES", "JOB_TRANSFORM_NAMES", "MAX_JOBS_PER_OWNER",
-                "MAX_JOBS_SUBMITTED") + ADMIN_KNOBS
+                "MAX_JOBS_SUBMITTED", "WARN_ON_UNUSED_SUBMIT_FILE_MACROS") + ADMIN_KNOBS
 #: the knobs condor_submit -interactive reads besides (cli.condor.submit_more)
 INTERACTIVE_KNOBS = ("INTERACTIVE_SUBMIT_FILE", "INTERACTIVE_SUBMIT_CMD_OVERRIDE", "INTERACTIVE_SUBMIT_ARGS_OVERRIDE")
 
@@ -208,6 +208,8 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
         warnings.insert(0, MULTI_QUEUE)
     if not ads and warnings is not None and not opts["terse"]:
         warnings.append(EMPTY_QUEUE.format(source=source))
+    if ads and warnings is not None and not opts.get("interactive") and more().warn_unused_on(opts, knobs):
+        warnings.extend(more().unused_lines(desc, "\n".join([text, *opts["append"]])))
     return sorted(clusters.items())
 
 

@@ -68,7 +68,7 @@ def split_new(value, what="arguments"):
             current.append('"')
             pending, i = True, i + 2
         elif ch == "'":
-            i = _quoted(inner, i + 1, current, value, what)
+            i = _quoted(inner, i + 1, current, value, what, i)
             pending = True
         elif ch in _BLANKS:
             if pending:
@@ -112,7 +112,7 @@ def _split_runs(inner, value, what):
         while True:
             k = inner.find("'", i)
             if k < 0:
-                raise InputError(f"Unterminated single-quote in {what}: {value}")
+                raise _unbalanced(inner, j, value, what)
             current.append(inner[i:k])
             if inner[k + 1:k + 2] != "'":
                 break
@@ -165,9 +165,9 @@ def _check_opened(value, what):
         i = j + 2
 
 
-def _quoted(inner, i, current, value, what):
-    """Consume a single-quoted section starting after its quote; return the
-    index after its closing quote."""
+def _quoted(inner, i, current, value, what, start):
+    """Consume a single-quoted section starting after its quote (at ``start``); return
+    the index after its closing quote."""
     while i < len(inner):
         ch = inner[i]
         if ch == "'":
@@ -182,7 +182,14 @@ def _quoted(inner, i, current, value, what):
             continue
         current.append(ch)
         i += 1
-    raise InputError(f"Unterminated single-quote in {what}: {value}")
+    raise _unbalanced(inner, start, value, what)
+
+
+def _unbalanced(inner, start, value, what):
+    """HTCondor's refusal of a single quote (at ``inner[start]``) that is never closed:
+    the text from it on (a doubled double quote read as one), then the whole value."""
+    rest = inner[start:].replace('""', '"')
+    return InputError(lines(f"ERROR: Unbalanced quote starting here: {rest}", _shown(value, what)))
 
 
 def quote_v2(item):
@@ -240,11 +247,9 @@ def second_form(value, what, first, allow_first):
         raise fail("If you wish to specify both 'arguments' and 'arguments2' for maximal compatibility with "
                    "different versions of Condor, then you must also specify allow_arguments_v1=true.")
     if not is_new_syntax(value):
-        if what == "arguments":
-            raise fail(f"Expecting double-quoted input string (V2 format). The full arguments you "
-                       f"specified were: {value}")
-        raise fail(f"Expecting a double-quoted environment string (V2 format). The environment you "
-                   f"specified was: '{value}'")
+        raise InputError(lines("ERROR: Expecting double-quoted input string (V2 format)." if what == "arguments"
+                               else "ERROR: Expecting a double-quoted environment string (V2 format).",
+                               _shown(value, what)))
     return join_v2(split_new(value)) if what == "arguments" else value
 
 
@@ -278,9 +283,18 @@ def parse_environment(value):
     for entry in entries:
         name, eq, val = entry.partition("=")
         if not eq or not name.strip():
-            raise InputError(f"ERROR: Environment entry is not of the form NAME=value: {entry}")
+            raise _bad_entry(entry, value)
         env[name.strip() if not is_new_syntax(value) else name] = val
     return env
+
+
+def _bad_entry(entry, value):
+    """HTCondor's refusal of an environment entry without a name or without ``=``."""
+    if "=" not in entry:
+        first = f"ERROR: Missing '=' after environment variable '{entry}'."
+    else:
+        first = f"ERROR: missing variable in '{entry}'."
+    return InputError(lines(first, _shown(value, "environment")))
 
 
 def render_environment(env):

@@ -41,6 +41,8 @@ UNIVERSES = {"scheduler": SCHEDULER, "vanilla": VANILLA, "parallel": PARALLEL,
 CONTAINER_COMMANDS = frozenset(("container_image", "docker_image"))
 #: the universes HTCondor no longer runs, by number
 RETIRED = {1: "Standard", 2: "Pipe", 3: "Linda", 4: "PVM", 6: "PVMD"}
+#: ... by their names in upper case
+_RETIRED_NAMES = {text.upper(): text for text in RETIRED.values()}
 #: the universes whose jobs run on execute hosts
 ON_EXECUTE_HOSTS = (VANILLA, PARALLEL, JAVA)
 
@@ -160,6 +162,8 @@ def set_universe(ad, cmd):
             raise fail(f"'{RETIRED[number]}' is not a supported universe.")
         if universe is None and not 1 <= number <= 13:
             raise fail("'Unknown' is not a supported universe.")
+    if universe is None and name.upper() in _RETIRED_NAMES:     # (a retired universe by its name)
+        raise fail(f"'{_RETIRED_NAMES[name.upper()]}' is not a supported universe.")
     if universe is None:
         raise fail(f"I don't know about the '{name}' universe.")
     ad["JobUniverse"] = universe
@@ -271,7 +275,8 @@ def set_arguments(ad, cmd):
     if value is None or not value.strip():
         if ad.eval("JobUniverse") == JAVA:
             _no_class()
-        ad["Arguments"] = ""
+        # (blanks only, as macros that expand to nothing leave: arguments of the old syntax)
+        ad["Args" if value else "Arguments"] = ""
         return
     from gridtools.formats.condor import argsenv
     attr, text = argsenv.parse_arguments(value.strip())
@@ -428,6 +433,8 @@ def set_requests(ad, cmd, custom=(), admin=None):
     _request(ad, cmd, "request_disk", "RequestDisk", 1, DEFAULT_REQUEST_DISK)
     _request(ad, cmd, "request_memory", "RequestMemory", 2, DEFAULT_REQUEST_MEMORY)
     _request(ad, cmd, "request_gpus", "RequestGPUs", None, None)
+    if "RequestGPUs" in ad:
+        _gpu_properties(ad, cmd)
     asked = []
     for key, name in custom:
         text = cmd(key)
@@ -435,6 +442,90 @@ def set_requests(ad, cmd, custom=(), admin=None):
             ad["Request" + name] = expr("Request" + name, text.strip())
             asked.append(name)
     return asked
+
+
+#: the commands of the properties a job's GPUs must have: (command, attribute, the
+#: property of a GPU's ad it bounds, the comparison), as HTCondor reads them
+GPU_LIMITS = (("gpus_minimum_capability", "GPUsMinCapability", "Capability", ">="),
+              ("gpus_maximum_capability", "GPUsMaxCapability", "Capability", "<="),
+              ("gpus_minimum_memory", "GPUsMinMemory", "GlobalMemoryMb", ">="),
+              ("gpus_minimum_runtime", "GPUsMinRuntime", "MaxSupportedVersion", ">="))
+
+
+def _gpu_command(cmd, key, attr):
+    """The value of a GPU command (or of the attribute it sets, written as a command)."""
+    text = cmd(key)
+    if text is None or not text.strip():
+        text = cmd(attr.lower())
+    return text.strip() if text is not None and text.strip() else None
+
+
+def _gpu_properties(ad, cmd):
+    """RequireGPUs and the GPU property bounds of a job that requests GPUs: the
+    expression ``require_gpus`` gives, with a term for each bound (gpus_minimum_memory in
+    MB, gpus_minimum_runtime as major * 1000 + minor * 10) whose property it does not
+    itself refer to, as HTCondor's condor_submit makes it; each GPU the job gets must
+    match it (the ``countMatches`` term of Requirements)."""
+    import re
+    require = _gpu_command(cmd, "require_gpus", "RequireGPUs")
+    if require is not None:
+        ad["RequireGPUs"] = expr("RequireGPUs", require)
+    clauses = []
+    refs = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", require.lower())) if require else set()
+    for key, attr, prop, op in GPU_LIMITS:
+        text = _gpu_command(cmd, key, attr)
+        if text is None:
+            continue
+        value = None
+        if key == "gpus_minimum_memory":
+            value = quantity(text, 2)
+        elif key == "gpus_minimum_runtime":
+            value = _runtime_version(text)
+        ad[attr] = value if value is not None else expr(attr, text)
+        if prop.lower() not in refs:
+            clauses.append(f"{prop} {op} {attr}")
+    if clauses:
+        if require is not None:
+            wrapped = f"({require})" if _or_at_top(ad.lookup("RequireGPUs")) else require
+            clauses.insert(0, wrapped)
+        ad["RequireGPUs"] = expr("RequireGPUs", " && ".join(clauses))
+
+
+def _runtime_version(text):
+    """A CUDA runtime version ``x`` or ``x.y`` as major * 1000 + minor * 10 (a number above
+    1000 already is one); None for anything else (kept as an expression)."""
+    import re
+    match = re.fullmatch(r"(\d+)(?:\.(\d{1,2}))?", text)
+    if not match:
+        return None
+    major = int(match.group(1))
+    if match.group(2) is None:
+        return major if major > 1000 else major * 1000
+    return major * 1000 + int(match.group(2)) * 10
+
+
+def _or_at_top(tree):
+    """True when an expression's outermost operator binds less tightly than ``&&`` (an
+    ``||`` or ``?:``): it is put in parentheses before ``&&`` joins it to more."""
+    text = tree.unparse() if tree is not None else ""
+    depth, quote, i = 0, None, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and (text.startswith("||", i) or ch == "?"):
+            return True
+        i += 1
+    return False
 
 
 def set_transfer(ad, cmd, universe, ctx):
@@ -577,7 +668,11 @@ def _request_term(ad, name):
     (regexp); anything else (0 or less, a boolean, a list ...) for nothing (None)."""
     value = ad.eval("Request" + name) if ad.plain("Request" + name) else _evaluated(ad, "Request" + name)
     if value is UNDEFINED or type(value) in (int, float):
-        return f"(TARGET.{name} >= Request{name})" if value is UNDEFINED or value > 0 else None
+        if not (value is UNDEFINED or value > 0):
+            return None
+        if "Require" + name in ad:              # (each one must match: require_gpus)
+            return f"(countMatches(MY.Require{name},TARGET.Available{name}) >= Request{name})"
+        return f"(TARGET.{name} >= Request{name})"
     if type(value) is str:
         return f"regexp(Request{name},TARGET.{name})" if value else None
     return None

@@ -3,7 +3,8 @@
 ``$(name)`` is replaced by the expanded value of ``name`` (names are
 case-insensitive; an undefined name gives nothing), ``$(name:default)``
 gives ``default`` when ``name`` is undefined, and ``$$(...)`` is left for
-match-time expansion. The function forms:
+match-time expansion; ``$(DOLLAR)``, unless the description defines ``DOLLAR``, is a
+``$``. The function forms:
 
   ``$ENV(VAR[:default])``     an environment variable (``UNDEFINED`` when unset)
   ``$INT(name-or-expr[,fmt])`` the value as a ClassAd expression, an integer
@@ -137,6 +138,8 @@ class Expander:
         if not is_name(name):
             return original
         raw = self.lookup(name)
+        if raw is None and name.upper() == "DOLLAR":
+            return "$"                          # (predefined, as in HTCondor: a literal dollar sign)
         if raw is None or colon and not raw.strip():
             return self.expand(default, depth + 1) if colon else ""   # (empty: the default too)
         return self.expand(raw, depth + 1)
