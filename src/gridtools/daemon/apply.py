@@ -91,8 +91,10 @@ def concluded(state, job, task, result, now):
     """Apply an ended task's result (its accounting record was written before)."""
     number = task.number
     if result.get("never_started"):
+        host = task.host
         tr.requeue(job, number, now)
         task.restarted = max(0, task.restarted - 1)
+        _start_failed(state, job, task, host, result.get("start_failure"), now)
         _changed(state, job)
         return
     from gridtools.daemon import history
@@ -131,6 +133,28 @@ def concluded(state, job, task, result, now):
         if job.is_finished():
             state.note_finished(job.id)
     _changed(state, job)
+
+
+#: longest rest of a task between two starts whose shepherds failed to start
+START_REST_MOST = 8.0
+
+
+def _start_failed(state, job, task, host, why, now):
+    """A task whose shepherd did not start (``why``) waits again, as Grid Engine puts a job
+    back whose start its execution daemon did not confirm: it rests before the next try,
+    a second after the first failure and twice as long after each further one in a row
+    (at most START_REST_MOST), so that a full disk does not keep it going from waiting
+    to dispatched and back. The first failure in a row is logged with its reason (and a
+    changed reason again); the start that succeeds at last is logged (``daemon.reap``)."""
+    key = (job.id, task.number)
+    failed = state.start_failures.get(key, 0) + 1
+    state.start_failures[key] = failed
+    task.rest_until = now + min(START_REST_MOST, 2.0 ** (failed - 1))
+    why = why or "its shepherd did not start"
+    if failed == 1 or state.start_failure_reasons.get(key) != why:
+        state.log(f"W|job {job.id}.{task.number} could not be started on host {host}: {why}; "
+                  "it waits to be started again")
+    state.start_failure_reasons[key] = why
 
 
 def _shepherd_of(job_id, number):

@@ -46,12 +46,19 @@ def reap_exited(children=None):
 
 
 def _obituary(tdir, status):
+    """Note that a shepherd ended without a result. The file's presence is what counts
+    (``daemon.reap``): when its text cannot be written (a full disk, the very reason a
+    shepherd may fail to start) it is left empty, which needs no space for data."""
     if os.path.exists(os.path.join(tdir, jobstore.RESULT_FILE)):
         return
+    path = os.path.join(tdir, jobstore.OBITUARY_FILE)
     try:
-        files.atomic_write(os.path.join(tdir, jobstore.OBITUARY_FILE), f"{status}\n", fsync=False)
+        files.atomic_write(path, f"{status}\n", fsync=False)
     except GridError:
-        pass
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+        except OSError:
+            pass
     wake.poke()
 
 

@@ -67,6 +67,8 @@ def run(state, dispatcher, now=None, skip=()):
         except Deferred:
             waited = True
             break
+        finally:
+            state.taken_here.add(req.name)      # (until it is settled: ``forget_settled``)
         req.applied()
         done.append((req, answer))
         crash.point("intake")
@@ -124,6 +126,12 @@ def settle(done):
         if not refused:
             _remove(req)
     return left
+
+
+def forget_settled(state, settled):
+    """The requests ``settled`` (answered and removed) are no longer this process's to
+    take in again."""
+    state.taken_here.difference_update(req.name for req, _answer in settled)
 
 
 def _remove(req):
@@ -397,8 +405,13 @@ def submit(state, dispatcher, req, now):
     raw = req.body.get("job")
     claimed = raw.get("id") if isinstance(raw, dict) and type(raw.get("id")) is int else None
     if req.replayed and claimed in state.jobs and state.jobs[claimed].spec.get("uid") == req.uid:
-        # (taken in by a daemon that ended before it answered: applied again, it is done)
-        state.log(f"I|job {claimed} of request {req.name} was taken in before the daemon restarted")
+        # (taken in by a daemon that ended before it answered, or by a pass of this one cut
+        # short before it answered: applied again, it is done)
+        if req.name in state.taken_here:
+            state.log(f"I|job {claimed} of request {req.name} was taken in by a pass that was cut "
+                      "short before it answered; it is answered now")
+        else:
+            state.log(f"I|job {claimed} of request {req.name} was taken in before the daemon restarted")
         return 0, "", ""
     try:
         spec = jobcheck.check(raw, types=_complex_types(state), max_tasks=_max_aj_tasks(state))

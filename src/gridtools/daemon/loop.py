@@ -95,6 +95,8 @@ class Daemon:
         self.preened = None           # when the last periodic preen ran (None: not started)
         self.stopping = False
         self.lock = None
+        self.spool_id = None         # (device, inode) of the spool whose lock this daemon took
+        self.usurped = 0             # pid of a daemon that took this one's cell (then it stops)
         self.fifo = None
         self.sigpipe = None
         self.unsettled = []          # (request, answer) applied, not yet answered and removed
@@ -143,6 +145,15 @@ class Daemon:
         if not self._acquire():
             self.exec.stop()
             raise GridError("a gridtools daemon is already running for this cell")
+        # a daemon whose lock file was removed under it holds the removed one: the pid file
+        # names it while it lives (Grid Engine's qmaster.pid), and no second one starts
+        other = daemonctl.lock_holder()
+        if other and other != os.getpid():
+            self.lock.release()
+            self.lock = None
+            self.exec.stop()
+            raise GridError(f"a gridtools daemon is already running for this cell (pid {other})")
+        self.spool_id = _identity(cell.spool())
         try:                            # written again when start-up is complete
             os.unlink(cell.spool("daemon.pid"))
         except FileNotFoundError:
@@ -257,7 +268,7 @@ class Daemon:
         self.stopping = True
 
     def shutdown(self):
-        gone = self.vanished()
+        gone = self.vanished() or bool(self.usurped)
         if not gone:
             try:
                 self._conclude_pass(time.time())
@@ -276,6 +287,8 @@ class Daemon:
         if server_jsv is not None:
             server_jsv.KEPT.release()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
+        if self.usurped:    # (its spool is there: the messages say what happened)
+            self._write_messages()
         if not gone:        # (the files of a cell that replaced this one are another daemon's)
             self._write_messages()
             try:
@@ -288,7 +301,43 @@ class Daemon:
     # ------------------------------------------------------------ one pass
     def vanished(self):
         """True when the cell's spool is gone (removed, or replaced by another cell)."""
+        return self.lock_replaced() and _identity(cell.spool()) != self.spool_id
+
+    def lock_replaced(self):
+        """True when spool/daemon.lock is no longer the file this daemon locked."""
         return self.lock is not None and self.lock.fd is not None and self.lock.replaced()
+
+    def _retake_lock(self):
+        """spool/daemon.lock was removed (or replaced) while the spool stayed: the daemon
+        locks the file now there, so that a daemon started next finds it running. When
+        another process holds that lock and spool/daemon.pid names another live daemon,
+        that daemon has the cell: this one stops, writing nothing of the cell's state.
+        Another process that holds it for a moment (a look at the lock, a start that
+        finds this daemon in the pid file and gives up) only puts it off to the next pass."""
+        path = cell.spool("daemon.lock")
+        lock = files.Lock(path, mode=0o600, blocking=False)
+        try:
+            taken = lock.acquire()
+        except SpoolError as exc:
+            self.state.log(f"E|{path} was removed and cannot be made again: {exc}")
+            return
+        if taken:
+            if lock.replaced():         # (removed again meanwhile: the next pass sees to it)
+                lock.release()
+                return
+            old, self.lock = self.lock, lock
+            old.release()
+            self.state.log(f"W|{path} was removed or replaced while the daemon ran; "
+                           "the daemon locked it again")
+            return
+        other = daemonctl.pid()
+        if other and other != os.getpid() and daemonctl.alive(other):
+            self.usurped = other
+            self.stopping = True
+            self.state.log(f"E|{path} was removed while the daemon ran, and the daemon with pid "
+                           f"{other} took the cell; this daemon stops")
+            sys.stderr.write(f"gridtools daemon: {path} was removed and the daemon with pid {other} "
+                             "took the cell; exiting\n")
 
     def tick(self, now=None):
         now = now if now is not None else time.time()
@@ -297,6 +346,10 @@ class Daemon:
             sys.stderr.write(f"gridtools daemon: the spool {cell.spool()} is gone; exiting\n")
             self.stopping = True
             return
+        if self.lock_replaced():
+            self._retake_lock()
+            if self.stopping:
+                return
         generation = state.config_generation
         done, self.intake_waits = intake.run(state, self.dispatcher, now,
                                              skip={req.name for req, _ in self.unsettled})
@@ -429,6 +482,8 @@ class Daemon:
             left = intake.settle(self.unsettled)
             if len(left) < len(self.unsettled):
                 crash.point("answer")
+                kept = {req.name for req, _answer in left}
+                intake.forget_settled(state, [item for item in self.unsettled if item[0].name not in kept])
             self.unsettled = left
         self._after_answers()
         self._sweep(now)
@@ -838,6 +893,15 @@ def _reasons_after(reasons, decisions):
         else:
             merged.pop(job_id, None)
     return merged
+
+
+def _identity(path):
+    """(device, inode) of ``path``, or None when it is not there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _next_start_time(snap, now, ar_event=None, memo=None):

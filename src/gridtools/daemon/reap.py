@@ -35,11 +35,24 @@ def _alive(state, dispatcher, job, task, now):
     if is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
         state.launching.pop(key, None)
         dispatcher.watch_shepherd(job, task)
+        if key in state.start_failures and tasklock.read_lock(tdir) is not None:
+            _started(state, job, task)
         return True
     if os.path.exists(os.path.join(tdir, jobstore.OBITUARY_FILE)):
         return False                  # its parent saw it end: no need to wait
     ordered = state.launching.get(key)
     return ordered is not None and now - ordered < STARTUP_GRACE
+
+
+def _started(state, job, task):
+    """A task whose shepherds failed to start before has one that started (its lock
+    record is written, or its result): said once."""
+    key = (job.id, task.number)
+    failed = state.start_failures.pop(key, 0)
+    state.start_failure_reasons.pop(key, None)
+    if failed:
+        state.log(f"I|job {job.id}.{task.number} started on host {task.host} after "
+                  f"{failed} failed start{'s' if failed > 1 else ''}")
 
 
 def collect(state, dispatcher, now):
@@ -60,6 +73,8 @@ def collect(state, dispatcher, now):
             result = jobstore.read_result(job.id, task.number) or _lost(state, dispatcher, job, task, now)
             if result is None:
                 continue
+        if not result.get("never_started") and (job.id, task.number) in state.start_failures:
+            _started(state, job, task)
         parnodes.first_node_ended(state, job, task, result)
         if parnodes.waits(state, job, task, result):
             continue                  # node 0 of a WAIT_FOR_ALL parallel job: the others run on
@@ -150,21 +165,39 @@ def _lost(state, dispatcher, job, task, now):
         try:
             if not lock.acquire():
                 return None
-        except SpoolError:
-            return {"requeue": True, "never_started": True}
+        except SpoolError as exc:
+            return {"requeue": True, "never_started": True, "start_failure": str(exc)}
         try:
             if tasklock.read_lock(tdir) is not None:
                 return None               # it started just now
             tasklock.withdraw(tdir, tasklock.launch_token(task.start_time))
         finally:
             lock.release()
-        return {"requeue": True, "never_started": True}
+        return {"requeue": True, "never_started": True, "start_failure": start_failure(tdir)}
     if record.here() and jobproc.kill_group(record.group, record.group_ticks) and \
             jobproc.group_members(record.group):
         dispatcher.dying.add((job.id, task.number))
         return None                       # its slot stays taken until they are gone
     return {"exit_status": 1, "failed": FAILED_LOST, "failed_reason": "shepherd lost",
             "end_time": now, "usage": {}}
+
+
+def start_failure(tdir):
+    """Why the shepherd of the task folder ``tdir`` did not start, as far as the daemon
+    can tell: the folder takes no data (a full disk or quota, a read-only file system:
+    a shepherd's first write there is the record of its lock), else that it ended or
+    was not there before it started the job."""
+    probe = os.path.join(tdir, ".start-probe")
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, bytes(jobstore.LOCK_RECORD))
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        return f"cannot write {faults.describe(exc, tdir)}"
+    return "its shepherd ended before it started the job"
 
 
 def recent_records(job_ids, tail_bytes=4 << 20):

@@ -36,6 +36,9 @@ class State:
         self.config_checked = 0.0
         self.names = {}               # job name -> set of ids (live or finished-but-kept)
         self.launching = {}           # (job id, task) -> time its shepherd was ordered
+        self.start_failures = {}      # (job id, task) -> starts in a row whose shepherd did not start
+        self.start_failure_reasons = {}   # (job id, task) -> why the last of them did not
+        self.taken_here = set()       # names of the requests this process took in, not yet settled
         self.view_cache = {}          # snapshot parts that change with the configuration only
         self.active_jobs = set()      # ids of jobs that may have running tasks (pruned lazily)
         self._live = None             # cached live_ids()

@@ -75,6 +75,7 @@ def fork_spare():
             if task is None:
                 break
             last = served == REUSE_MOST or not shepherd.reusable(task[1])
+            code = 1                    # (a task it failed to start on is left with an obituary)
             code = shepherd.main(task[1], task[0], reuse=not last)
             _reap_strays()
             os.chdir("/")

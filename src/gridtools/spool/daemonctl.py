@@ -26,12 +26,47 @@ LOOK_WAIT = 2.0         # seconds ``daemon start`` waits for a daemon whose lock
 
 def running():
     """True while the cell's daemon runs: it holds its lock (which only the daemon's user
-    may open), or, for other users, it holds the wake-up FIFO open for reading."""
+    may open), or, for other users, it holds the wake-up FIFO open for reading. A daemon
+    whose lock file was removed (or replaced) under it runs as long as the process
+    spool/daemon.pid names holds a daemon.lock of this spool open (``lock_holder``), as
+    Grid Engine believes the pid of its qmaster.pid while that process lives."""
     path = cell.spool("daemon.lock")
     if posix.access(path, posix.R_OK) or not ospaths.exists(path):
-        return is_locked(path)
+        if is_locked(path):
+            return True
+        holder = lock_holder()
+        if holder is not None:
+            return bool(holder)
     from gridtools.spool import wake
     return wake.listening()
+
+
+def lock_holder(number=None):
+    """The pid of the daemon named by spool/daemon.pid (or ``number``) while that process
+    lives and holds a daemon lock of this spool open, even one removed from the spool
+    (0 when it does not); None when its open files cannot be looked at (another user's
+    process, no /proc)."""
+    import os
+    number = pid() if number is None else number
+    if not number or not alive(number):
+        return 0
+    path = cell.spool("daemon.lock")
+    known = {path, os.path.realpath(path)}
+    known |= {name + " (deleted)" for name in known}
+    try:
+        names = os.listdir(f"/proc/{number}/fd")
+    except FileNotFoundError:
+        return 0 if os.path.isdir("/proc/self/fd") else None
+    except OSError:
+        return None
+    for name in names:
+        try:
+            target = os.readlink(f"/proc/{number}/fd/{name}")
+        except OSError:
+            continue
+        if target in known:
+            return number
+    return 0
 
 
 def pid():
