@@ -427,9 +427,9 @@ def test_qsub_only_options_in_directives_and_request_files(cell, workdir):
     jid = int(re.search(r"(\d+)", proc.stdout).group(1))
     assert (proc.returncode, proc.stdout) == (0, f'Your job {jid} ("true") has been submitted\n'
                                                  f"Job {jid} exited with exit code 0.\n")
-    # the command line's own -terse and -sync n win
-    proc = cell.qsub("-terse", "-sync", "n", "-h", "-b", "y", "true", cwd=workdir)
-    assert (proc.returncode, re.fullmatch(r"\d+\n", proc.stdout) is not None) == (0, True)
+    # the command line's own -terse wins; its -sync n does not undo a -sync y (qsub.c 8.1.9)
+    proc = cell.qsub("-terse", "-sync", "n", "-b", "y", "false", cwd=workdir)
+    assert (proc.returncode, re.fullmatch(r"\d+\n", proc.stdout) is not None) == (1, True)
 
 
 def test_verify_shows_the_job_it_would_submit_and_submits_nothing(cell, workdir):

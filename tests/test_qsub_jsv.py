@@ -105,10 +105,10 @@ def test_a_correcting_jsv_changes_the_job_and_its_environment(cell, workdir):
     assert states[printed[1]] == "qw"       # the hold taken away (and no host is nosuchhost)
 
 
-def test_accept_keeps_the_job_as_sent_even_after_changes(cell, workdir):
-    path, _log = make_jsv(workdir, "acc.sh", on_begin="PARAM N ignored|RESULT STATE ACCEPT")
+def test_accept_keeps_the_changes_sent_before_it(cell, workdir):
+    path, _log = make_jsv(workdir, "acc.sh", on_begin="PARAM N kept|RESULT STATE ACCEPT")
     proc = cell.qsub("-jsv", path, "-h", "-N", "mine", "-b", "y", "true", cwd=workdir)
-    assert proc.returncode == 0 and '("mine")' in proc.stdout
+    assert proc.returncode == 0 and '("kept")' in proc.stdout
 
 
 @pytest.mark.parametrize("on_begin, on_start, reason", [
@@ -174,14 +174,14 @@ def test_every_jsv_named_runs_the_last_named_first_and_clear_forgets_them(cell, 
 
 
 @pytest.mark.parametrize("url, reason", [
-    ("{dir}/missing.sh", 'JSV file "{dir}/missing.sh" does not exist'),
-    ("{dir}", 'JSV "{dir}" is either not a file or not executable'),
+    ("{dir}/missing.sh", 'JSV "{dir}/missing.sh" is either not a file or not executeable'),
+    ("{dir}", 'JSV "{dir}" is either not a file or not executeable'),
     ("gtalice@{dir}/x.sh", "specifying user is not allowed in client JSV URLs"),
     ("sharedlib:{dir}/x.sh", 'type "sharedlib" in JSV URL is invalid'),
 ])
 def test_a_jsv_that_cannot_run_refuses_the_job(cell, workdir, url, reason):
     proc = cell.qsub("-jsv", url.format(dir=workdir), "-h", "-b", "y", "true", cwd=workdir)
-    assert (proc.returncode, proc.stderr) == (1, f"Unable to run job: {reason.format(dir=workdir)}\nExiting.\n")
+    assert (proc.returncode, proc.stderr) == (3, f"qsub: {reason.format(dir=workdir)}\n")
 
 
 def test_the_jsv_runs_as_the_submitting_user(cell, workdir):

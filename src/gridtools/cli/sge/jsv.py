@@ -20,8 +20,9 @@ The conversation, a line each way at a time (``jsv(1)`` of Grid Engine)::
                                    JSV: RESULT STATE ACCEPT|CORRECT|REJECT|REJECT_WAIT [text]
     qsub: QUIT
 
-CORRECT applies the PARAM and ENV lines the JSV sent (a PARAM without a value
-removes the setting), ACCEPT takes the job as it was sent. REJECT and
+ACCEPT and CORRECT both take the job as the PARAM and ENV lines the JSV sent
+left it (a PARAM without a value removes the setting), as Grid Engine's
+``jsv_do_verify`` does; a JSV that sent none leaves it as it was. REJECT and
 REJECT_WAIT refuse the job (``Unable to run job: <text>``, exit 1); so do a
 change that is not valid, an unknown command, a line on the JSV's standard
 error, and silence: a JSV that has not answered within ``SGE_JSV_TIMEOUT``
@@ -44,7 +45,7 @@ import time
 from gridtools import ospaths
 from gridtools.cli.sge import options
 from gridtools.cli.sge.optvalues import Rejected
-from gridtools.errors import GridError
+from gridtools.errors import GridError, UsageError
 from gridtools.formats.jobcheck import MAX_ITEMS
 
 #: seconds a JSV may take over a line when SGE_JSV_TIMEOUT does not say
@@ -419,9 +420,24 @@ def _timeout():
     return value if value > 0 else DEFAULT_TIMEOUT
 
 
-def program(url, server=False):
+#: Grid Engine's refusal of a client JSV url naming no program that can run
+NOT_A_PROGRAM = 'JSV "{}" is either not a file or not executeable'
+
+
+def check_url(url):
+    """Refuse (UsageError, exit 3) the client JSV url of a ``-jsv`` option as it is read,
+    as Grid Engine's option parser does (``qsub: JSV "/x" is either not a file or not
+    executeable``): a user or another type named, or no program that can run."""
+    try:
+        program(url, client=True)
+    except Refused as exc:
+        raise UsageError(str(exc), 3) from None
+
+
+def program(url, server=False, client=False):
     """The program of JSV url ``[script:]path`` (None for ``none``); Refused when it names
-    a user, another type, or no program that can run. A ``server`` JSV's url may name
+    a user, another type, or no program that can run (``client``: a -jsv option's, in
+    Grid Engine's words for it). A ``server`` JSV's url may name
     the user it runs as, ``[script:][user@]path``: then (user or None, program)."""
     kind, colon, rest = url.partition(":")
     if not colon:
@@ -444,9 +460,10 @@ def program(url, server=False):
     try:
         st = os.stat(path)
     except (OSError, ValueError):
-        raise Refused(f'JSV file "{path}" does not exist') from None
+        raise Refused(NOT_A_PROGRAM.format(path) if client else f'JSV file "{path}" does not exist') from None
     if (st.st_mode & 0o170000) != 0o100000 or not os.access(path, os.X_OK):
-        raise Refused(f'JSV "{path}" is either not a file or not executable')
+        raise Refused(NOT_A_PROGRAM.format(path) if client
+                      else f'JSV "{path}" is either not a file or not executable')
     return path
 
 
@@ -597,7 +614,7 @@ def _logged(printed, level, text):
 
 
 def _converse(instance, job, prog, timeout, printed, whole=None):
-    """One verification: (corrected, changes, env changes). Refused for a refusal.
+    """One verification: (changes, env changes). Refused for a refusal.
     ``timeout``: seconds the JSV may take over each line; ``whole``: seconds it may
     take over all of them (None: no such bound). TimeoutError (Silent when it never
     answered) when it took longer, OutOfTurn for a line out of turn."""
@@ -650,8 +667,8 @@ def _converse(instance, job, prog, timeout, printed, whole=None):
             state, _, text = (args or "").partition(" ")
             if sub != "STATE":
                 raise Refused(f'JSV got unknown command "{sub}"')
-            if state in ("ACCEPT", "CORRECT"):
-                return state == "CORRECT", changes, env_changes
+            if state in ("ACCEPT", "CORRECT"):     # (both take the job as the JSV left it)
+                return changes, env_changes
             if state == "REJECT":
                 raise Verdict(text or "JSV rejected job")
             if state == "REJECT_WAIT":
@@ -677,7 +694,7 @@ def verify_with(path, job, prog, cwd, printed, timeout=None, env=None, user=None
     for attempt in (1, 2):
         instance = kept.take(path, cwd, env, user) if kept is not None else Instance(path, cwd, env, user)
         try:
-            corrected, changes, env_changes = _converse(instance, job, prog, timeout, printed, whole)
+            changes, env_changes = _converse(instance, job, prog, timeout, printed, whole)
         except TimeoutError as exc:
             instance.stop(quit=False)
             if attempt == 2 or (whole is not None and not isinstance(exc, Silent)):
@@ -695,8 +712,7 @@ def verify_with(path, job, prog, cwd, printed, timeout=None, env=None, user=None
             instance.stop(quit=False)
             raise
         _done_with(instance, kept)
-        if corrected:
-            apply(job, changes, env_changes, cwd)
+        apply(job, changes, env_changes, cwd)
         return
 
 
@@ -708,14 +724,18 @@ def _done_with(instance, kept):
         instance.stop()
 
 
-def verify(urls, req, name, command, args, who, prog="qsub", cwd=None, out=None):
+def verify(urls, req, name, command, args, who, prog="qsub", cwd=None, out=None, default_name=None):
     """Run the JSVs named (``urls`` in the order given: the last runs first) on the job;
     return (request, name, command, args) as they left it. Refused when one refuses it.
-    The JSVs' LOG lines are written to ``out`` (standard output) as they come."""
+    The JSVs' LOG lines are written to ``out`` (standard output) as they come.
+    ``default_name``: the job's name when -N gave none, which the JSVs are sent as N
+    (Grid Engine names the job before its client JSVs see it)."""
     import sys
     out = out if out is not None else sys.stdout
     cwd = cwd or os.getcwd()
     job = Job(copy.deepcopy(req), name, command, args, who)
+    if not job.req["name"] and default_name:
+        job.req["name"] = default_name
     for url in reversed(urls):
         path = program(url)
         if path is None:

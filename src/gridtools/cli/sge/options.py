@@ -240,8 +240,11 @@ def _apply_clear(req, args, ctx):
 
 def _apply_jsv(req, args, ctx):
     """-jsv: every one given counts (the JSVs run in turn, see cli.sge.jsv); the job keeps
-    the last named."""
+    the last named. Its url is checked as it is read, as Grid Engine's option parser
+    checks it (``jsv.check_url``: a program that can run, or ``none``)."""
     req["jsv"] = must_have(ctx.current, args[0])
+    from gridtools.cli.sge import jsv
+    jsv.check_url(req["jsv"])
     ctx.client.setdefault("jsv", []).append(req["jsv"])
 
 
@@ -270,8 +273,15 @@ def merge_per_host(old, new):
     return [[host, path] for host, path in merged.items()]
 
 
-def _sync(opt, text):
-    return parse_yes_no(opt, text)
+def _apply_sync(req, args, ctx):
+    """-sync: ``y`` from any source wins over ``n`` from any other, whatever the order
+    (as Grid Engine 8.1.9's qsub: any -sync y makes it wait; -clear keeps it)."""
+    ctx.client["sync"] = parse_yes_no(ctx.current, args[0]) or bool(ctx.client.get("sync"))
+
+
+def _apply_prefix(req, args, ctx):
+    """-C: the first one given counts (as Grid Engine's qsub takes the first -C)."""
+    ctx.client.setdefault("prefix", args[0])
 
 
 def _users(opt, text):
@@ -294,7 +304,7 @@ OPTIONS = {
     "-ckpt": (1, _named("ckpt"), "all"),
     "-clear": (0, _apply_clear, "all"),
     "-cwd": (0, _apply_cwd, "all"),
-    "-C": (1, _client("prefix"), "cli"),
+    "-C": (1, _apply_prefix, "cli"),
     "-dc": (1, _apply_ctx("del"), "all"),
     "-display": (1, _apply_display, "qrsh"),
     "-dl": (1, _apply_a("deadline", "-dl"), "all"),
@@ -332,7 +342,7 @@ OPTIONS = {
     "-shell": (1, _yes_no("shell_wrap"), "all"),
     "-soft": (0, _apply_soft, "all"),
     "-S": (1, _apply_S, "all"),
-    "-sync": (1, _client("sync", conv=_sync), "cli"),
+    "-sync": (1, _apply_sync, "cli"),
     "-t": (1, _set("tasks", parse_task_range), "submit"),
     "-tc": (1, _set("tc", parse_task_concurrency), "all"),
     "-terse": (0, _client("terse", True), "cli"),
@@ -379,39 +389,54 @@ def usage(prog, allowed):
     return usage_text.submit_usage(prog, names, tail)
 
 
+def _missing_argument(word, ctx):
+    """The refusal of option ``word`` given without its argument words: on the command
+    line (and in its -@ files) and in request files ``-N option must have argument``
+    (exit 2); in a script directive Grid Engine's words for it, exit 2."""
+    if ctx.source == "script":
+        return GridError(f"Unable to read script file because of error: ERROR! {word} option must have argument", 2)
+    return UsageError(f"{word} option must have argument")
+
+
 def parse(words, req, ctx, allowed=("all", "submit", "cli"), stop_at_arg=True):
     """Apply option ``words`` to ``req``; return the words after the options.
 
     The first word that is not an option (or ``-`` alone, meaning the script
     comes from stdin) ends the options when ``stop_at_arg``; it and all
-    later words are returned.
+    later words are returned. ``tokens.LINE_END`` in ``words`` ends a line of an
+    option file or of the directives (Grid Engine parses each by itself): an
+    option's argument words never reach past it.
     """
+    from gridtools.cli.sge.tokens import LINE_END
     i, included = 0, 0
     n = len(words)
     while i < n:
         word = words[i]
+        if word is LINE_END:
+            i += 1
+            continue
         if word == "-@":
-            if i + 1 >= n:
+            if i + 1 >= n or words[i + 1] is LINE_END:
                 raise UsageError("-@ option must have file argument")
             included += 1
             if included > MAX_OPTION_FILES:
                 raise UsageError(f"-@ option: more than {MAX_OPTION_FILES} option files read")
             from gridtools.cli.sge.tokens import read_option_file
-            words = words[:i] + read_option_file(words[i + 1], missing_ok=False) + words[i + 2:]
+            words = words[:i] + read_option_file(words[i + 1], missing_ok=False, by_line=True) + words[i + 2:]
             n = len(words)
             continue
         if not word.startswith("-") or word == "-":
             if stop_at_arg:
-                return words[i:]
+                return [w for w in words[i:] if w is not LINE_END]
             raise UsageError(f'invalid option argument "{word}"')
         entry = OPTIONS.get(word)
         foreign = "cli" in allowed and (word in PARSER_ONLY or (entry is not None and word in FOREIGN))
         if not foreign and (entry is None or entry[2] not in allowed):
             raise UsageError(f'invalid option argument "{word}"')
         nargs = arity(word, words, i + 1) if entry is not None else PARSER_ONLY[word]
-        if i + nargs > n - 1:
-            raise UsageError(f"{word} option must have argument")
         args = words[i + 1:i + 1 + nargs]
+        if len(args) < nargs or any(arg is LINE_END for arg in args):
+            raise _missing_argument(word, ctx)
         if any("\0" in arg for arg in args):
             raise fail(f"{word} option argument must not contain a NUL byte")
         ctx.current = word

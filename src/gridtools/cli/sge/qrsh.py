@@ -11,8 +11,10 @@ free, qrsh says the request could not be scheduled and exits 1; with
 The command runs as Grid Engine's qrsh_starter runs it: ``<the owner's login
 shell> -c "<its words joined by blanks>"`` (``exec.plan``), or through the
 program the caller's QRSH_WRAPPER names; QRSH_COMMAND holds its words joined by
-the byte 0xff. Only the options Grid Engine's qrsh takes are taken (``TAKEN``);
-any other is refused with its ``error: Unknown option -t``, exit 1.
+the byte 0xff. Only the options Grid Engine's qrsh takes are taken (``TAKEN``):
+any other on the command line is refused with its ``error: Unknown option -t``,
+exit 1; in the sge_request files and the script's directives it is dropped
+unread, as Grid Engine's qrsh drops it (-t, -a, -dl, -sync, -terse ...).
 
 A qrsh ended by a signal (interrupt, termination, hangup, quit) or whose
 terminal or output went away deletes its job, as qdel does, whether the job
@@ -153,7 +155,8 @@ class UnknownOption(GridError):
 def refuse_unknown(argv, prog):
     """Raise UnknownOption for the first option of the command line (with its -@ files)
     that ``prog`` (qrsh or qlogin) does not take. Words the option parser would refuse
-    anyway (a missing argument, a file that cannot be read) are left to it."""
+    anyway (a missing argument, a file that cannot be read) are left to it. Returns
+    True for a login session (qlogin, or qrsh without a command)."""
     from gridtools.cli.sge.tokens import read_option_file
     words, i, seen, binary = list(argv), 0, [], True
     while i < len(words):
@@ -162,7 +165,7 @@ def refuse_unknown(argv, prog):
             try:
                 words[i:i + 2] = read_option_file(words[i + 1], missing_ok=False)
             except (OSError, GridError):
-                return
+                return prog == "qlogin"
             continue
         if not word.startswith("-") or word == "-" or word not in options.OPTIONS:
             break
@@ -179,6 +182,34 @@ def refuse_unknown(argv, prog):
             continue                    # (taken by Grid Engine's qrsh; here the parser says no)
         if word not in TAKEN or (login and word in NOT_FOR_LOGIN):
             raise UnknownOption(f"error: Unknown option {word}")
+    return login
+
+
+#: the options the sge_request files and a script's directives may give qrsh: those it
+#: takes but -b (the command line's alone) and -C (ignored there, as by qsub)
+TAKEN_FROM_FILES = TAKEN - {"-b", "-C"}
+
+
+def taken_words(words, login):
+    """``words`` of request files or directives without the options qrsh does not take
+    (with their argument words): Grid Engine's qrsh drops them silently (qsh.c's
+    remove_unknown_opts). A word no option parser knows stays, to be refused."""
+    from gridtools.cli.sge.tokens import LINE_END
+    out, i = [], 0
+    while i < len(words):
+        word = words[i]
+        if word is LINE_END or word not in options.OPTIONS and word not in options.PARSER_ONLY:
+            out.append(word)
+            i += 1
+            continue
+        nargs = options.arity(word, words, i + 1) if word in options.OPTIONS else options.PARSER_ONLY[word]
+        end = i + 1
+        while end < len(words) and end <= i + nargs and words[end] is not LINE_END:
+            end += 1
+        if word in TAKEN_FROM_FILES and not (login and word in NOT_FOR_LOGIN):
+            out.extend(words[i:end])
+        i = end
+    return out
 
 
 def build_request(argv, cwd, prog="qrsh"):
@@ -188,10 +219,10 @@ def build_request(argv, cwd, prog="qrsh"):
     the submit host), sent with the job, and searched for ``#$`` directives, as qsub
     does (``qsub.build``)."""
     from gridtools.cli.sge import qsub
-    refuse_unknown(argv, prog)
+    login = refuse_unknown(argv, prog)
     req, script, client, name, command, args = qsub.build(
         argv, None, "qrsh", cwd, allowed=("all", "submit", "qrsh"), binary=True, preset=_immediate,
-        in_files=("all",))
+        keep=lambda words: taken_words(words, login))
     if prog == "qlogin":
         if command is not None or script is not None:
             raise UsageError(f'invalid option argument "{command if command is not None else name}"')
@@ -200,7 +231,9 @@ def build_request(argv, cwd, prog="qrsh"):
     if client.get("jsv"):
         from gridtools.cli.sge import jsv
         req, name, command, args = jsv.verify(client["jsv"], req, name, command, args,
-                                              submit.submitter(cwd), prog, cwd)
+                                              submit.submitter(cwd), prog, cwd,
+                                              default_name=_default_name(script, name, command))
+    qsub.check(req)                     # (as Grid Engine's qmaster: after the JSVs)
     if script is None:
         rest = [command] + list(args) if command is not None else []
         if client.get("noshell") and rest:
@@ -208,6 +241,13 @@ def build_request(argv, cwd, prog="qrsh"):
     else:
         rest = [name] + list(args)
     return req, script, rest, client
+
+
+def _default_name(script, name, command):
+    """The name of a qrsh job without -N (see ``_submit``)."""
+    if script is not None:
+        return os.path.basename(name) or "QRSH"
+    return job_name(command) if command is not None else LOGIN_NAME
 
 
 def job_name(command):
@@ -336,6 +376,10 @@ def _submit(req, rest, paths, cwd, script=None, pty=False):
     req["env"].pop(PTY_VARIABLE, None)
     if pty:
         req["env"][PTY_VARIABLE] = pty_value()
+    from gridtools.cli.sge import cellfacts
+    why = cellfacts.refusal(req, submit.submitter(cwd)["owner"])    # (deadline users, projects ... as qsub)
+    if why is not None:
+        raise submit.Rejected(why)
     spec = submit.finish_spec(req, 1, command, cwd, args, command=command if script is None else None)
     if script is None:
         spec["job_script"] = "QRSH"
@@ -343,7 +387,7 @@ def _submit(req, rest, paths, cwd, script=None, pty=False):
     submit.check_spec(spec, script)
     submit.check_like_daemon(req)
     spec["id"] = ids.allocate("job")[0]
-    submit.send(spec, script)
+    submit.send(spec, script, wait=True)            # (a job the daemon refuses is never waited for)
     return spec
 
 

@@ -10,7 +10,7 @@ import sys
 
 from gridtools import cell
 from gridtools.cli.sge import cellfacts, options, submit
-from gridtools.cli.sge.tokens import script_directives
+from gridtools.cli.sge.tokens import LINE_END, script_directives
 from gridtools.errors import GridError, UsageError
 from gridtools.formats.safetext import output_is_the_result
 from gridtools.spool import ids
@@ -31,17 +31,25 @@ def submitted_message(spec, terse):
 
 
 def _without_prefix_option(words):
-    """Directive words without ``-C prefix``: the prefix only counts on the command line."""
+    """Directive words without ``-C prefix``: the prefix only counts on the command line
+    (a -C that ends its line stays, to be refused for its missing argument)."""
     out = []
     skip = False
-    for word in words:
+    for i, word in enumerate(words):
         if skip:
             skip = False
-        elif word == "-C":
+        elif word == "-C" and i + 1 < len(words) and words[i + 1] is not LINE_END:
             skip = True
         else:
             out.append(word)
     return out
+
+
+def default_name(name, command, binary):
+    """A job's name when -N gives none: its script's or command's file name, STDIN for
+    a script read from standard input (as Grid Engine names it before any JSV runs)."""
+    import posixpath
+    return posixpath.basename((command if binary else name) or "") or "STDIN"
 
 
 #: the options qsub takes (options.parse's ``allowed``)
@@ -49,12 +57,15 @@ EVERYTHING = ("all", "submit", "cli")
 
 
 def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=False, preset=None,
-          in_files=None):
+          keep=None):
     """Parse everything and return (spec without id, script bytes, client flags, job
-    name, command, arguments). Also qrsh's: ``allowed`` its options (``in_files``
-    those of the sge_request files, when others), ``binary`` its default for -b (y),
-    ``preset(req)`` its defaults that the request files do not change but directives
-    and the command line do."""
+    name, command, arguments). Also qrsh's: ``allowed`` its options, ``binary`` its
+    default for -b (y), ``preset(req)`` its defaults that the request files do not
+    change but directives and the command line do, ``keep(words)`` the words of the
+    request files and directives it takes (the others dropped unread).
+
+    The request is not checked against the cell's objects (``check``): Grid Engine's
+    qmaster checks it, after the client's JSVs, which may repair it."""
     cwd = cwd or posix.getcwd()
     probe_ctx = options.Context(prog, cwd)
     probe = options.fresh_request()
@@ -64,7 +75,8 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
     req["binary"] = binary
     ctx = options.Context(prog, cwd)
     ctx.source = "defaults"
-    options.parse(submit.default_request_words(cwd), req, ctx, allowed=in_files or allowed, stop_at_arg=False)
+    defaults = submit.default_request_words(cwd)
+    options.parse(keep(defaults) if keep else defaults, req, ctx, allowed=allowed, stop_at_arg=False)
     ctx.soft = False
     # as Grid Engine's qsub: -b y of the request files makes the command a binary unless
     # the command line gives -b
@@ -79,6 +91,8 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
         script = submit.read_script(rest[0] if rest else None, stdin)
         text = script.decode("utf-8", "replace")
         directives = _without_prefix_option(script_directives(text, prefix))
+        if keep:
+            directives = keep(directives)
     if preset is not None:
         preset(req)
     if directives:
@@ -102,14 +116,20 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
         options.refuse_unknown(ctx)
     if req.get("ar") and "-w" not in ctx.seen[_last_clear(ctx.seen):]:
         req["verify"] = "e"             # (as Grid Engine's clients: -ar without -w means -w e)
-    submit.check_request(req, new_job=True)
-    submit.slots_as_pe(req)
     if binary:
         name, command, args = (rest[0], rest[0], rest[1:]) if rest else (None, None, [])
     else:
         name = rest[0] if rest and rest[0] != "-" else "STDIN"
         command, args = None, rest[1:]
     return req, script, ctx.client, name, command, args
+
+
+def check(req):
+    """Check a request as Grid Engine's qmaster checks a new job's (resources, queues,
+    PE, checkpointing environment, project: ``submit.check_request``) and turn a
+    ``-l slots=N`` into its PE request."""
+    submit.check_request(req, new_job=True)
+    submit.slots_as_pe(req)
 
 
 def _last_clear(seen):
@@ -164,6 +184,7 @@ def _submit(argv, prog):
     req, script, client, name, command, args = build(argv, stdin, prog, cwd)
     if client.get("verify_only"):       # -verify: the would-be job described, nothing submitted
         from gridtools.cli.sge import qstat_j
+        check(req)
         spec = submit.finish_spec(req, 1, name, cwd, args, command)
         output_is_the_result()
         sys.stdout.write("".join(line + "\n" for line in qstat_j.verify_lines(spec)))
@@ -171,7 +192,9 @@ def _submit(argv, prog):
     if client.get("jsv"):               # as Grid Engine's, after -verify and before the master's checks
         from gridtools.cli.sge import jsv
         req, name, command, args = jsv.verify(client["jsv"], req, name, command, args,
-                                              submit.submitter(cwd), prog, cwd)
+                                              submit.submitter(cwd), prog, cwd,
+                                              default_name=default_name(name, command, req["binary"]))
+    check(req)
     conf = cellfacts.attributes(cell.etc("conf", "global"))
     if req.get("ar"):
         _check_ar(req)

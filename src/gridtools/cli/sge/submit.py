@@ -24,12 +24,14 @@ from gridtools.errors import GridError, InputError
 
 
 def default_request_words(cwd):
+    """The words of the sge_request files, lowest first, each line's ended by
+    ``tokens.LINE_END`` (Grid Engine parses them a line at a time)."""
     home = ospaths.user_home()
-    words = read_option_file(cell.etc("sge_request"))
-    words += read_user_option_file(".sge_request")
+    words = read_option_file(cell.etc("sge_request"), by_line=True)
+    words += read_user_option_file(".sge_request", by_line=True)
     local = ospaths.join(cwd, ".sge_request")
     if ospaths.abspath(local) != ospaths.abspath(ospaths.join(home, ".sge_request")):
-        words += read_own_option_file(local)
+        words += read_own_option_file(local, by_line=True)
     return words
 
 
@@ -434,14 +436,15 @@ def server_verifies(conf=None):
     return bool(text) and text.lower() != "none"
 
 
-def send(spec, script=None, conf=None):
-    """Queue the job ``spec`` for the daemon. With a server JSV (``server_verifies``), or
-    while the cell's condor_config sets rules the daemon checks each new job against
+def send(spec, script=None, conf=None, wait=False):
+    """Queue the job ``spec`` for the daemon. With ``wait`` (qrsh, which then waits for
+    the job itself), with a server JSV (``server_verifies``), or while the cell's
+    condor_config sets rules the daemon checks each new job against
     (``ask.checks_marked``: submit requirements, job limits, admission rules), wait for the
     daemon's answer: ``spec`` then takes the name and tasks the JSV left the job, and a
     refusal raises ``Refused`` (its words already written on stderr, the id given back
     by the daemon)."""
-    if not server_verifies(conf) and not ask.checks_marked():
+    if not wait and not server_verifies(conf) and not ask.checks_marked():
         ask.tell("submit", {"job": spec}, script=script)
         return
     import json

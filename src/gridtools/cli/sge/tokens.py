@@ -3,7 +3,8 @@
 Used for sge_request files, ``-@`` option files and ``#$`` script
 directives (``option_words``, as Grid Engine's parse_script_file reads them: a
 line ends at its first ``#``, words are separated by blanks, then every quote
-character is dropped), and for sge_aliases lines (``split_words``: single and
+character is dropped; each line is parsed by itself, so ``LINE_END`` marks where
+one ends: an option cannot take its argument from the next line), and for sge_aliases lines (``split_words``: single and
 double quotes group, a backslash escapes the next character outside single
 quotes, ``#`` starts a comment at the beginning of a word). Written out by
 hand because ``shlex`` would pull ``re`` into every qsub start-up.
@@ -15,11 +16,47 @@ from gridtools.errors import InputError
 MAX_OPTION_FILE = 16 * 1024 * 1024
 
 
-def option_words(line):
+class _LineEnd(str):
+    """The mark between the words of two lines of option text (``option_lines``): the
+    option parser skips it, and an option whose arguments would reach past it lacks
+    them. A str, so that code that only looks at words passes it by; no word equals it."""
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    __hash__ = str.__hash__
+
+
+LINE_END = _LineEnd("\n")
+
+
+def option_words(line, keep_empty=False):
     """The option words of one line of an option file or directive: cut at the first
-    ``#``, split on blanks, quotes removed (a quoted blank still separates words)."""
+    ``#``, split on blanks, quotes removed (a quoted blank still separates words).
+    ``keep_empty``: a word of quotes only (``""``) stays, as an empty word, as Grid
+    Engine keeps it; else it is dropped."""
     line = line.partition("#")[0]
-    return [w for w in (word.replace('"', "").replace("'", "") for word in line.split()) if w]
+    words = [word.replace('"', "").replace("'", "") for word in line.split()]
+    return words if keep_empty else [w for w in words if w]
+
+
+def option_lines(lines):
+    """The option words of ``lines``, each line's followed by LINE_END (empty words kept)."""
+    words = []
+    for line in lines:
+        found = option_words(line, keep_empty=True)
+        if found:
+            words.extend(found)
+            words.append(LINE_END)
+    return words
+
+
+def without_line_ends(words):
+    """``words`` without the LINE_END marks."""
+    return [word for word in words if word is not LINE_END]
 
 
 def split_words(text, comments=True):
@@ -80,8 +117,10 @@ def list_words(argv, i):
     return (argv[i + 1:j] or None), j
 
 
-def read_option_file(path, missing_ok=True):
+def read_option_file(path, missing_ok=True, by_line=False):
     """The words of an option file (sge_request or -@ file); [] if it is missing.
+    ``by_line``: as ``option_lines`` gives them (each line's words ended by LINE_END,
+    empty words kept), for the submit options, which Grid Engine parses a line at a time.
     Errors in Grid Engine's words (``error opening nosuch: No such file or
     directory``); the file's contents are never echoed."""
     try:
@@ -92,7 +131,7 @@ def read_option_file(path, missing_ok=True):
         raise InputError(f"error opening {path}: {exc.strerror}") from None
     except OSError as exc:
         raise InputError(f"error opening {path}: {exc.strerror}") from None
-    return _words_of(fd, path)
+    return _words_of(fd, path, by_line)
 
 
 def _open_read(path):
@@ -102,9 +141,9 @@ def _open_read(path):
     return posix.open(path, posix.O_RDONLY | posix.O_NONBLOCK | posix.O_CLOEXEC)
 
 
-def _words_of(fd, path):
+def _words_of(fd, path, by_line=False):
     """The option words of the open file ``fd`` (closed here): at most MAX_OPTION_FILE
-    bytes of text, else one short error line."""
+    bytes of text, else one short error line. ``by_line``: as ``option_lines`` gives them."""
     import posix
     try:
         chunks, size = [], 0
@@ -123,8 +162,11 @@ def _words_of(fd, path):
     data = b"".join(chunks)
     if b"\0" in data:
         raise InputError(f"error reading {path}: not a text file (it holds a NUL byte)")
+    text = data.decode("utf-8", "replace").splitlines()
+    if by_line:
+        return option_lines(text)
     words = []
-    for line in data.decode("utf-8", "replace").splitlines():
+    for line in text:
         words.extend(option_words(line))
     return words
 
@@ -134,7 +176,7 @@ _OWN_FILE_RULE = ("it must be a file of your own (or root's) that no one else ma
                   "only through links of your own (or root's) in folders no one else may change")
 
 
-def read_own_option_file(path):
+def read_own_option_file(path, by_line=False):
     """The words of an option file a user keeps (``./.sge_request``, ``~/.sge_request``,
     ``~/.sge_qstat``): [] when it is missing; [] with a warning unless it is (or links
     to) a regular file of the caller's own or root's that nobody else may write (its
@@ -166,7 +208,7 @@ def read_own_option_file(path):
             posix.close(fd)
         sys.stderr.write(f"warning: {path} not read: {_OWN_FILE_RULE}\n")
         return []
-    return _words_of(fd, path)
+    return _words_of(fd, path, by_line)
 
 
 def _own_file(st):
@@ -233,7 +275,7 @@ def _private_group(st):
     return owner.pw_gid == st.st_gid and set(group.gr_mem) <= {owner.pw_name}
 
 
-def read_user_option_file(name):
+def read_user_option_file(name, by_line=False):
     """The words of the calling user's option file ``name`` in their home folder (the
     password database's, as Grid Engine reads it); [] when the user cannot see a file
     there (missing, or a home folder they may not search). A file that is there but
@@ -245,19 +287,17 @@ def read_user_option_file(name):
         posix.stat(path)
     except (OSError, ValueError):
         return []
-    return read_own_option_file(path)
+    return read_own_option_file(path, by_line)
 
 
 def script_directives(text, prefix="#$"):
-    """The option words of all lines of a job script that start with ``prefix``.
+    """The option words of all lines of a job script that start with ``prefix``, each
+    line's ended by LINE_END (``option_lines``).
 
     Grid Engine reads directives from the whole script; a directive line ends at
-    its first ``#`` (``option_words``). An empty prefix (``-C ''``) disables them.
+    its first ``#`` (``option_words``) and is parsed by itself. An empty prefix
+    (``-C ''``) disables them.
     """
     if not prefix:
         return []
-    words = []
-    for line in text.splitlines():
-        if line.startswith(prefix):
-            words.extend(option_words(line[len(prefix):]))
-    return words
+    return option_lines(line[len(prefix):] for line in text.splitlines() if line.startswith(prefix))
