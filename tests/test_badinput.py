@@ -94,6 +94,8 @@ def refused(proc, code, line):
     (["-wd", ""], 2, "qsub: -wd option must have argument"),
     (["-a", "13011200"], 2, 'qsub: Wrong date/time format "13011200" specified to -a option'),
     (["-dl", "x"], 2, 'qsub: Wrong date/time format "x" specified to -dl option'),
+    (["-a", "999912312359"], 2, 'qsub: Wrong date/time format "999912312359" specified to -a option'),
+    (["-dl", "999912312359"], 2, 'qsub: Wrong date/time format "999912312359" specified to -dl option'),
     (["-t", "1-3,5"], 7, "qsub: -t option only allows one range specification"),
     (["-p", "1_0"], 7, 'qsub: invalid priority "1_0".  Must be an integer from -1023 to 1024'),
     (["-w", "x"], 2, 'qsub: invalid option argument "-w x"'),

@@ -98,9 +98,14 @@ def parse_datetime(text, now=None, opt="-a"):
             and 1970 <= year <= 9999):
         raise bad
     try:
-        return time.mktime((year, month, day, hour, minute, sec, 0, 0, -1))
+        moment = time.mktime((year, month, day, hour, minute, sec, 0, 0, -1))
     except (OverflowError, ValueError):
         raise bad from None
+    if year == 9999:                    # (the last moment a job may name: its last day but one)
+        from gridtools.formats.jobcheck import MAX_MOMENT
+        if moment > MAX_MOMENT:
+            raise bad
+    return moment
 
 
 def _range_number(text, whole):
