@@ -343,7 +343,7 @@ def test_a_users_own_cell_keeps_every_jobs_history_and_serves_no_other_user(user
                               preexec_fn=demote)
     try:
         assert as_user(owner, "gridtools", "init", "--slots", "1").returncode == 0
-        assert as_user(owner, "qconf", "-mattr", "queue", "load_thresholds", "NONE", "all.q").returncode == 0
+        assert as_user(owner, "qconf", "-rattr", "queue", "load_thresholds", "NONE", "all.q").returncode == 0
         for n in (1, 2):
             proc = as_user(owner, "condor_submit", "-a", "executable = /bin/echo", "-a", f"arguments = run{n}",
                            "-a", "queue", "/dev/null")

@@ -23,7 +23,7 @@ def running(cell, job_id):
 
 def test_slot_change_is_obeyed_from_the_next_pass(cell):
     proc = cell.run("qconf", "-mattr", "queue", "slots", "1", "all.q")
-    assert proc.stderr == 'root@testhost modified "all.q" in cluster queue list\n'
+    assert proc.stdout == 'root@testhost modified "all.q" in cluster queue list\n'
     first = submit(cell, "-b", "y", "sleep", "1")
     second = submit(cell, "-b", "y", "sleep", "1")
     seen_one_waiting = False

@@ -26,11 +26,29 @@ def test_merge(mode, current, text, codec, expected):
     assert confattr.merge(mode, current, text, codec, "attr", "obj") == expected
 
 
+@pytest.mark.parametrize("mode,current,text,codec,expected,note", [
+    ("add", ["a"], "a,b", NameList(), ["a"], 'No modification because "a" already exists in "attr" of "obj"'),
+    ("delete", ["a", "c"], "b,c", NameList(), ["a"], '"b" does not exist in "attr" of "obj"\n'),
+    ("add", {"x": "1"}, "y=1,x=2", KeyValues(), {"x": "1"},
+     'No modification because "x" already exists in "attr" of "obj"'),
+    ("delete", {"x": "1"}, "y", KeyValues(), {"x": "1"}, '"y" does not exist in "attr" of "obj"\n'),
+    ("modify", {"x": "1"}, "y=2", KeyValues(), {"x": "1", "y": "2"},
+     'Unable to find "y" in "attr" of "obj" - Adding new element.\n'),
+    ("modify", {}, "y=2", KeyValues(), {"y": "2"}, '"attr" of "obj" is empty - Adding new element(s).\n'),
+])
+def test_merge_notices(mode, current, text, codec, expected, note):
+    """What Grid Engine's master only tells: the change goes on."""
+    notes = []
+    assert confattr.merge(mode, current, text, codec, "attr", "obj", notes) == expected
+    assert notes == [note]
+
+
+def test_merge_of_a_present_name_may_stop_the_whole_change():
+    with pytest.raises(confattr.NoChange, match="already exists"):
+        confattr.merge("add", ["a"], "a", NameList(), "hostlist", "obj", [], whole=True)
+
+
 @pytest.mark.parametrize("mode,current,text,codec,word", [
-    ("add", ["a"], "a", NameList(), "already exists"),
-    ("delete", ["a"], "b", NameList(), "does not exist"),
-    ("add", {"x": "1"}, "x=2", KeyValues(), "already exists"),
-    ("delete", {"x": "1"}, "y", KeyValues(), "does not exist"),
     ("add", 3, "4", Integer(), "not a list attribute"),
     ("modify", 3, "four", Integer(), "invalid value"),
 ])

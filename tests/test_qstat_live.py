@@ -293,8 +293,8 @@ def test_qtype_letters_are_batch_interactive_parallel_checkpointing_or_none(cell
     assert wait_for(lambda: qtype() == "BIPC")
     cell.run("qconf", "-mattr", "queue", "qtype", "NONE", "all.q", check=True)
     assert wait_for(lambda: qtype() == "PC")
-    cell.run("qconf", "-mattr", "queue", "pe_list", "NONE", "all.q", check=True)
-    cell.run("qconf", "-mattr", "queue", "ckpt_list", "NONE", "all.q", check=True)
+    cell.run("qconf", "-rattr", "queue", "pe_list", "NONE", "all.q", check=True)
+    cell.run("qconf", "-rattr", "queue", "ckpt_list", "NONE", "all.q", check=True)
     assert wait_for(lambda: qtype() == "N")
 
 

@@ -30,7 +30,7 @@ def test_qstat_and_qselect_refuse_a_pe_list_of_no_parallel_environment(cell, wor
     shown = cell.run("qstat", "-f", "-pe", "nosuch,smp")
     assert shown.returncode == 0 and "all.q@testhost" in shown.stdout and shown.stderr == ""
     # a parallel environment no queue holds selects nothing: no error
-    cell.run("qconf", "-mattr", "queue", "pe_list", "NONE", "all.q", check=True)
+    cell.run("qconf", "-rattr", "queue", "pe_list", "NONE", "all.q", check=True)
     assert _result(cell.run("qstat", "-f", "-pe", "smp")) == (0, "", "")
     assert _result(cell.run("qselect", "-pe", "smp")) == (1, "", "")
 

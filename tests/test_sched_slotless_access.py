@@ -117,7 +117,7 @@ def test_a_local_universe_job_waits_for_its_home_queue_in_a_live_cell(cell, work
     wait_for(lambda: says(f'has no permission for queue "{qi}"'), timeout=20)
     assert statuses(cell, str(cluster)) == {f"{cluster}.0": 1}
     assert cell.run("qmod", "-d", "all.q").returncode == 0
-    assert cell.run("qconf", "-mattr", "queue", "user_lists", "NONE", "all.q").returncode == 0
+    assert cell.run("qconf", "-rattr", "queue", "user_lists", "NONE", "all.q").returncode == 0
     wait_for(lambda: says(f'queue instance "{qi}" dropped because it is disabled'), timeout=20)
     assert statuses(cell, str(cluster)) == {f"{cluster}.0": 1}
     assert cell.run("qmod", "-e", "all.q").returncode == 0

@@ -9,6 +9,15 @@ One request changes attributes of several object instances at once.
 - name=value lists (complex_values, load_thresholds ...): add inserts new
   names, delete removes names, modify sets the given names (inserting them
   when missing), replace sets the whole list;
+- as Grid Engine's master answers: a name to delete that is not there and
+  a name -mattr inserts are told with a notice and the rest is done; a name
+  to add that is there already leaves the attribute as it was (the
+  object's other attributes are still changed; for a queue's hostlist and
+  a host's complex_values the whole object is left as it was) with a
+  notice. Notices and the "modified" line are answers that went well:
+  qconf prints them on standard output and exits 0;
+- -mattr with an empty list (NONE, or a single [host=NONE]) is refused
+  before anything is changed: "Try using -rattr instead".
 - single values: modify and replace set them; add and delete are refused.
   A checkpointing environment's ``when`` is a set of letters, as Grid Engine's
   master treats it: modify and add add letters, delete takes them away,
@@ -45,6 +54,27 @@ class AttrProblem(GridError):
     """A change that cannot be applied to one object."""
 
 
+class NoChange(Exception):
+    """An object left as it was, with an answer that is not a failure."""
+
+
+#: (kind, attribute) whose "already exists" leaves the whole object unchanged (Grid
+#: Engine's master refuses the change of the queue's host list and of a host's
+#: consumables then; for the other lists it only skips the attribute)
+WHOLE = {("queue", "hostlist"), ("exechost", "complex_values")}
+#: -mattr's refusal of an empty list (Grid Engine's qconf, before it asks the master)
+CANT_MODIFY_NONE = '"NONE" is not a valid list attribute value for -mattr.  Try using -rattr instead.'
+
+
+def _exists(item, attr, owner):
+    return f'No modification because "{item}" already exists in "{attr}" of "{owner}"'
+
+
+def _missing(item, attr, owner):
+    # the master's notice ends with a line break of its own, which qconf prints as well
+    return f'"{item}" does not exist in "{attr}" of "{owner}"\n'
+
+
 def _schema(kind):
     import importlib
     module = {"queue": "queue", "exechost": "host", "hostgroup": "hostgroup", "pe": "pe",
@@ -70,47 +100,58 @@ def _read(codec, attr, text):
         raise AttrProblem(f'error: invalid value "{text}" for attribute "{attr}": {exc}') from None
 
 
-def merge(mode, current, text, codec, attr, owner):
-    """The new value of ``attr`` after applying ``text`` with ``mode``."""
+def merge(mode, current, text, codec, attr, owner, notes=None, whole=False):
+    """The new value of ``attr`` after applying ``text`` with ``mode``; the notices
+    of the change are appended to ``notes``. A name to add that is already there
+    leaves ``current`` as it is (NoChange when ``whole``)."""
+    notes = [] if notes is None else notes
     if isinstance(current, dict) and mode == "delete":
         keys = [w.partition("=")[0] for w in split_words(str(text))]
         result = dict(current)
         for key in keys:
             if key not in result:
-                raise AttrProblem(f'denied: "{key}" does not exist in "{attr}" of "{owner}"')
-            del result[key]
+                notes.append(_missing(key, attr, owner))
+            else:
+                del result[key]
         return result
     new = _read(codec, attr, text)
     if mode == "replace" or not isinstance(new, (list, dict)):
         if mode in ("add", "delete"):
             raise AttrProblem(f'denied: attribute "{attr}" is not a list attribute, use -mattr or -rattr')
         return new
+    if mode == "add":
+        there = next((item for item in new if item in (current or ())), None)
+        if there is not None:
+            # the first name that is there stops the change of the whole attribute
+            if whole:
+                raise NoChange(_exists(there, attr, owner))
+            notes.append(_exists(there, attr, owner))
+            return current
     if isinstance(new, dict):
-        if mode == "modify" and not new:
-            return new                  # NONE empties the list
-        return _merge_dict(mode, dict(current or {}), new, attr, owner)
-    return _merge_list(mode, list(current or []), new, attr, owner)
+        return _merge_dict(mode, dict(current or {}), new, attr, owner, notes)
+    return _merge_list(mode, list(current or []), new, attr, owner, notes)
 
 
-def _merge_dict(mode, current, new, attr, owner):
-    for key, value in new.items():
-        if mode == "add" and key in current:
-            raise AttrProblem(f'No modification because "{key}" already exists in "{attr}" of "{owner}"')
-        current[key] = value
+def _merge_dict(mode, current, new, attr, owner, notes):
+    if mode == "modify" and new:
+        if not current:
+            notes.append(f'"{attr}" of "{owner}" is empty - Adding new element(s).\n')
+        else:
+            notes.extend(f'Unable to find "{key}" in "{attr}" of "{owner}" - Adding new element.\n'
+                         for key in new if key not in current)
+    current.update(new)
     return current
 
 
-def _merge_list(mode, current, new, attr, owner):
+def _merge_list(mode, current, new, attr, owner, notes):
     if mode == "modify":
         return new
     for item in new:
         if mode == "add":
-            if item in current:
-                raise AttrProblem(f'No modification because "{item}" already exists in "{attr}" of "{owner}"')
             current.append(item)
+        elif item not in current:
+            notes.append(_missing(item, attr, owner))
         else:
-            if item not in current:
-                raise AttrProblem(f'denied: "{item}" does not exist in "{attr}" of "{owner}"')
             current.remove(item)
     return current
 
@@ -128,21 +169,21 @@ def _split_target(kind, target):
     return target, None, None
 
 
-def _apply_one(kind, obj, attr, text, mode, key, owner):
+def _apply_one(kind, obj, attr, text, mode, key, owner, notes):
     codec = _codec(kind, attr)
     value = obj.get(attr)
     if isinstance(value, PerHost) and "[" in str(text):
-        _apply_entries(value, obj, attr, codec, str(text).strip(), mode, key, owner)
+        _apply_entries(value, obj, attr, codec, str(text).strip(), mode, key, owner, notes)
         return
     if isinstance(value, PerHost):
-        _apply_entry(value, key, mode, text, codec, attr, owner)
+        _apply_entry(value, key, mode, text, codec, attr, owner, notes)
         return
     if key:
         raise AttrProblem(f'denied: attribute "{attr}" has no per-host values')
     if kind == "ckpt" and attr == "when":
         obj[attr] = _merge_when(mode, value, str(text).strip())
         return
-    obj[attr] = merge(mode, value, text, codec, attr, owner)
+    obj[attr] = merge(mode, value, text, codec, attr, owner, notes, (kind, attr) in WHOLE)
 
 
 def _merge_when(mode, current, text):
@@ -158,20 +199,20 @@ def _merge_when(mode, current, text):
     return normal_when("".join(sorted(letters))) if letters else None
 
 
-def _apply_entry(value, key, mode, text, codec, attr, owner):
+def _apply_entry(value, key, mode, text, codec, attr, owner, notes):
     """Apply ``text`` to the default (``key`` None) or to the value of one host or @group,
     which starts as a copy of the default when the queue has none for it yet."""
     current = value.overrides.get(key, value.default) if key else value.default
     if key and mode == "add" and not isinstance(current, (list, dict)):
         mode = "modify"         # -aattr "[host=value]": the host gets a value of its own
-    merged = merge(mode, current, text, codec, attr, owner)
+    merged = merge(mode, current, text, codec, attr, owner, notes)
     if key:
         value.overrides[key] = merged
     else:
         value.default = merged
 
 
-def _apply_entries(value, obj, attr, codec, text, mode, key, owner):
+def _apply_entries(value, obj, attr, codec, text, mode, key, owner, notes):
     """A value with host entries, ``default,[host=value],[@group=value]`` or only
     ``[host=value]``: -rattr sets the whole value; the other modes apply its default
     (when given) to the default, and each entry as if given for queue@host."""
@@ -186,23 +227,57 @@ def _apply_entries(value, obj, attr, codec, text, mode, key, owner):
     except ValueProblem as exc:
         raise AttrProblem(f'error: invalid value "{text}" for attribute "{attr}": {exc}') from None
     if default_text is not None:
-        _apply_entry(value, None, mode, default_text, codec, attr, owner)
+        _apply_entry(value, None, mode, default_text, codec, attr, owner, notes)
     for host, entry in entries:
         _check_host_key(host)
-        _apply_entry(value, host, mode, entry, codec, attr, owner)
+        _apply_entry(value, host, mode, entry, codec, attr, owner, notes)
 
 
 def apply(ctx):
     """The -aattr/-dattr/-mattr/-rattr request."""
+    ctx.ok_on_stdout = True
     kind = OBJECTS.get(ctx.body.get("object"))
     mode = ctx.body.get("mode")
     if kind is None or mode not in ("add", "delete", "modify", "replace"):
         raise GridError("error: invalid attribute request")
+    attrs = ctx.body.get("attrs") or []
+    if mode == "modify" and attrs and _empty_list(kind, str(attrs[0][0]), str(attrs[0][1])):
+        return ctx.fail(CANT_MODIFY_NONE)
     for target in ctx.body.get("targets") or []:
         try:
             _apply_target(ctx, kind, mode, str(target))
+        except NoChange as exc:
+            ctx.info(str(exc))
         except (AttrProblem, ConfigError) as exc:
             ctx.fail(str(exc))
+
+
+def _empty_list(kind, attr, text):
+    """True when ``text`` sets the list attribute ``attr`` to an empty list: NONE, or
+    for a queue a single ``[host=NONE]`` (Grid Engine's qconf looks at the first
+    attribute of -mattr and -Mattr only)."""
+    if kind == "rqs":
+        return False
+    try:
+        codec = _codec(kind, attr)
+    except AttrProblem:
+        return False            # told when the change is made
+    if attr == "qtype":
+        return False            # a set of flags in Grid Engine, not a list
+    text = text.strip()
+    if kind == "queue" and "[" in text:
+        try:
+            default_text, entries = split_per_host(text)
+        except ValueProblem:
+            return False
+        if default_text is not None or len(entries) != 1:
+            return False
+        text = entries[0][1]
+    try:
+        value = codec.parse(text)
+    except ValueProblem:
+        return False
+    return isinstance(value, (list, dict)) and not value
 
 
 def _load(kind, name):
@@ -226,15 +301,16 @@ def _apply_target(ctx, kind, mode, target):
     name, key, rule = _split_target(kind, target)
     obj = _load(kind, name)
     _check_host_key(key)
+    notes = []
     for attr, text in ctx.body.get("attrs") or []:
         if kind == "rqs":
-            _apply_rqs(obj, str(attr), str(text), mode, rule, target)
+            _apply_rqs(obj, str(attr), str(text), mode, rule, target, notes)
         else:
-            _apply_one(kind, obj, str(attr), str(text), mode, key, target)
-    _store(ctx, kind, name, obj)
+            _apply_one(kind, obj, str(attr), str(text), mode, key, target, notes)
+    _store(ctx, kind, name, obj, notes)
 
 
-def _store(ctx, kind, name, obj):
+def _store(ctx, kind, name, obj, notes=()):
     try:
         objects.validate(kind, obj, confstore.known())
     except ConfigError as exc:
@@ -247,11 +323,14 @@ def _store(ctx, kind, name, obj):
     if why:
         raise AttrProblem(why)
     confstore.write(ctx.state, kind, name, obj)
+    for line in notes:
+        ctx.info(line)
     ctx.modified(kind, name)
 
 
 def purge(ctx):
     """-purge queue attr_list queue@host|queue@@group: drop per-host values."""
+    ctx.ok_on_stdout = True
     target = str(ctx.body.get("target") or "")
     name, key, _ = _split_target("queue", target)
     if not key:
@@ -288,13 +367,13 @@ def _parse_rule(text):
         raise AttrProblem(f'error: invalid rule "{text}": {exc}') from None
 
 
-def _apply_rqs(obj, attr, text, mode, rule_id, target):
+def _apply_rqs(obj, attr, text, mode, rule_id, target, notes):
     if rule_id is None:
         return _apply_rqs_set(obj, attr, text, mode)
     rule = _rule(obj, rule_id, target)
     if attr == "limit":
         from gridtools.formats.sge.codecs import KeyValues
-        rule["to"] = merge(mode, rule["to"], text, KeyValues(), attr, target)
+        rule["to"] = merge(mode, rule["to"], text, KeyValues(), attr, target, notes)
     elif attr == "name":
         rule["name"] = None if text.upper() == "NONE" else text
     elif attr in RQS_FILTERS:

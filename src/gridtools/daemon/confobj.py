@@ -262,7 +262,7 @@ def _modify_sched(ctx, text):
     obj = _parse("sched", text)
     _validate("sched", obj)
     confstore.write(ctx.state, "sched", None, obj)
-    ctx.info(f"{ctx.who} modified scheduler configuration")
+    ctx.info("changed scheduler configuration")     # qconf's own line, on stderr
 
 
 def _modify_complex(ctx, text):

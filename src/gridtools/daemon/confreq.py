@@ -3,7 +3,8 @@
 A client sends one request of kind ``qconf`` with ``op`` (what to do) and
 its arguments; this handler checks the requester's rights (the request
 file's owner is the identity), runs the operation and answers with Grid
-Engine's messages, which qconf prints on stderr as Grid Engine does.
+Engine's messages, which qconf prints on stderr as Grid Engine does (the
+attribute options print the answers that went well on stdout).
 
 Rights: managers may do everything; operators may change usersets and
 clean queues; plain users nothing (``model.qconfrights``). The operations
@@ -43,12 +44,15 @@ class Ctx:
         self.who = f"{self.user}@{host if HOST_RE.match(host) else 'unknown'}"
         self.lines = []
         self.failed = False
+        #: the attribute options print the answers that went well on stdout (Grid
+        #: Engine's qconf does so for -aattr and its kin), all others print on stderr
+        self.ok_on_stdout = False
 
     def info(self, line):
-        self.lines.append(line)
+        self.lines.append((line, True))
 
     def fail(self, line):
-        self.lines.append(line)
+        self.lines.append((line, False))
         self.failed = True
 
     def added(self, kind, name):
@@ -62,7 +66,9 @@ class Ctx:
         self.info(f'{self.who} removed "{name}" from {DELETE_LABELS.get(kind) or label(kind)} list')
 
     def answer(self):
-        return 1 if self.failed else 0, "", "".join(line + "\n" for line in self.lines)
+        out = [line + "\n" for line, ok in self.lines if ok and self.ok_on_stdout]
+        err = [line + "\n" for line, ok in self.lines if not (ok and self.ok_on_stdout)]
+        return 1 if self.failed else 0, "".join(out), "".join(err)
 
 
 def label(kind):
