@@ -135,7 +135,7 @@ def test_io_lists_only_jobs_moving_files(cell, workdir):
     lines = proc.stdout.split("\n")
     assert lines[3] == IO_HEAD and lines[4] == ""
     assert lines[5] == "Total for query: 0 jobs; 0 completed, 0 removed, 0 idle, 0 running, 0 held, 0 suspended "
-    assert lines[6].startswith("Total for root: 1 jobs;")
+    assert lines[6].startswith("Total for all users: 1 jobs;")
 
 
 def test_io_rows_in_htcondor_units():

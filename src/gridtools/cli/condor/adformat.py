@@ -8,10 +8,11 @@ Shared by the commands that list ads (condor_status, condor_userprio -l).
   attribute or an expression evaluated in the ad; strings print bare (with
   ``V`` quoted), other values as the long form writes them, a missing
   attribute as ``undefined``. Qualifiers: ``l`` label each value,
-  ``h`` column headings, ``V`` quote strings, ``r`` raw (unevaluated)
-  values, ``,`` a comma between values (none after the last), ``t`` a tab
-  instead of a space between values, ``n`` a newline after each value, ``g`` a newline between
-  ads, ``j`` the ad's id first.
+  ``h`` column headings, ``V`` quote strings, ``r`` (or ``o``) raw
+  (unevaluated) values, ``,`` a comma between values (none after the last),
+  ``t`` a tab instead of a space between values, ``n`` a newline after each
+  value, ``g`` a newline between ads, ``j`` the ad's id first. Other letters
+  are ignored, as HTCondor's tools ignore them.
 - ``printf``: ``-format FMT ATTR`` pairs, printf-style (``%d %i %s %f %e %g
   %x %o %c %v %V %%``); a pair whose attribute is undefined prints nothing.
 - ``json``: a JSON list of objects (expressions as ``\\/Expr(...)\\/``).
@@ -25,9 +26,6 @@ from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
 from gridtools.errors import UsageError
 from gridtools.formats.safetext import unicode_only
 
-_QUALIFIERS = set("jlhVr,tng")
-
-
 class Formatter:
     """A list of -af / -format items, printed per ad."""
 
@@ -36,8 +34,6 @@ class Formatter:
         self.target = None       # the ad TARGET names (condor_status -target), or None
 
     def add_autoformat(self, qualifiers, exprs):
-        if set(qualifiers) - _QUALIFIERS:
-            raise UsageError(f"unknown -autoformat qualifier in :{qualifiers}")
         self.items.append(("af", qualifiers, list(exprs)))
 
     def add_format(self, text, expr):
@@ -85,8 +81,8 @@ def _with_id(qualifiers, ad_id):
 
 
 def _cell(qualifiers, target):
-    """The text of one -af field of an ad (``r`` raw, ``V`` strings quoted)."""
-    if "r" in qualifiers:
+    """The text of one -af field of an ad (``r`` or ``o`` raw, ``V`` strings quoted)."""
+    if "r" in qualifiers or "o" in qualifiers:
         return _raw
     quote = "V" in qualifiers
     return lambda ad, text: shown(value_of(ad, text, target), quote)

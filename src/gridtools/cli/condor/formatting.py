@@ -8,8 +8,10 @@ line (then the columns are aligned), ``V`` strings in quotes, ``r`` the
 expression as written, unevaluated, ``t`` a tab before each field but the
 first, ``,`` or ``n`` (the last given wins) a comma or a newline after each
 field but the last, ``g`` an empty line before each ad and nothing before
-a field, ``T`` values as elapsed times, ``Y`` as dates. (HTCondor's
-parse_autoformat_args: a column prefix, a column suffix, a row prefix.)
+a field; ``o`` is ``r``. Other letters are ignored, as HTCondor 24's
+parse_autoformat_args ignores them (``T`` and ``Y``, elapsed times and dates
+in later versions, print the plain values). (HTCondor's parse_autoformat_args:
+a column prefix, a column suffix, a row prefix.)
 
 Reals print as HTCondor's old-ClassAd unparser writes them (``%.16G``, with
 ``.0`` added to a whole number: ``10.0``, ``0.008332967758178711``). An
@@ -26,8 +28,6 @@ number (a boolean is 1 or 0), ``%s`` a string (an attribute of the ad that is
 not one prints as written; an expression or a missing attribute prints
 nothing); ``%v`` takes anything (``undefined`` too).
 """
-
-import time
 
 from gridtools.classad import ERROR, UNDEFINED, parse
 from gridtools.classad.values import unparse_value
@@ -65,7 +65,7 @@ def _expr(text):
         return None
 
 
-def field_value(ad, attr, raw=False, quoted=False, elapsed=False, date=False):
+def field_value(ad, attr, raw=False, quoted=False):
     """The text of attribute or expression ``attr`` of ``ad``."""
     if raw:
         expr = ad.lookup(attr) if attr.replace("_", "").isalnum() else None
@@ -73,10 +73,6 @@ def field_value(ad, attr, raw=False, quoted=False, elapsed=False, date=False):
             expr = _expr(attr)
         return expr.unparse(True) if expr is not None else "undefined"
     value = ad.eval(attr) if attr.replace("_", "").isalnum() and attr in ad else _eval(ad, attr)
-    if elapsed and type(value) in (int, float):
-        return _elapsed(value)
-    if date and type(value) in (int, float):
-        return time.strftime("%m/%d/%y %H:%M:%S", time.localtime(value))
     return value_text(value, quoted)
 
 
@@ -85,14 +81,12 @@ def _eval(ad, text):
     return expr.eval(ad) if expr is not None else UNDEFINED
 
 
-def _elapsed(seconds):
-    seconds = int(seconds)
-    days, rest = divmod(seconds, 86400)
-    return f"{days}+{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
-
-
 def job_id(ad):
     return f"{ad.eval('ClusterId')}.{ad.eval('ProcId')}"
+
+
+#: the -af qualifiers that print expressions as written (HTCondor's ``r`` and ``o``)
+RAW = frozenset("ro")
 
 
 def autoformat(ads, attrs, qualifiers="", cell=None, ad_id=job_id):
@@ -100,7 +94,7 @@ def autoformat(ads, attrs, qualifiers="", cell=None, ad_id=job_id):
     ``field_value`` with the qualifiers' options), ``ad_id(ad)`` the id ``j`` prints."""
     q = set(qualifiers)
     if cell is None:
-        opts = {"raw": "r" in q, "quoted": "V" in q, "elapsed": "T" in q, "date": "Y" in q}
+        opts = {"raw": bool(q & RAW), "quoted": "V" in q}
 
         def cell(ad, attr):
             return field_value(ad, attr, **opts)

@@ -100,13 +100,16 @@ def summary_ad(counted):
     query's without one, the caller's ``My``, everybody's ``Allusers``), the jobs
     (``Jobs``, ``Idle``, ``Running``, ``Held``, ``Removed``, ``Completed``,
     ``Suspended``) and the scheduler universe's (``SchedulerJobs``, ``SchedulerIdle``
-    ...) by their status."""
+    ...) by their status. A (name, text) pair sets attribute ``name`` (MyName)."""
     from gridtools.classad import ClassAd
     from gridtools.cli.condor import queue as Q
     names = {Q.IDLE: "Idle", Q.RUNNING: "Running", Q.TRANSFERRING: "Running", Q.HELD: "Held",
              Q.REMOVED: "Removed", Q.COMPLETED: "Completed", Q.SUSPENDED: "Suspended"}
     ad = ClassAd({"MyType": "Summary"})
     for prefix, procs in counted:
+        if isinstance(procs, str):          # (an attribute's value: MyName)
+            ad[prefix] = procs
+            continue
         counts = dict.fromkeys(("Idle", "Running", "Held", "Removed", "Completed", "Suspended"), 0)
         sched = dict.fromkeys(("Idle", "Running", "Held", "Removed", "Completed"), 0)
         for p in procs:
@@ -146,13 +149,21 @@ def grouped(mask, ads):
     return sorted(ads, key=key)
 
 
-def counted(chosen, everyone, user):
-    """The procs condor_q's summary ad counts: the query's, the caller's, everybody's."""
-    return [("", chosen), ("My", [p for p in everyone if p.owner == user]), ("Allusers", everyone)]
+def counted(chosen, everyone, user, mine=True):
+    """The procs condor_q's summary ad counts: the query's, the caller's (only for a
+    query of the caller's own jobs, ``mine``: then with MyName, the caller's name),
+    everybody's."""
+    made = [("", chosen)]
+    if mine:
+        made += [("My", [p for p in everyone if p.owner == user]), ("MyName", user)]
+    return made + [("Allusers", everyone)]
 
 
-def q_totals(chosen, everyone, user):
-    """condor_q's totals line of the chosen procs (``qviews.summary``)."""
+def q_totals(chosen, everyone, user, mine=True):
+    """condor_q's totals line of the chosen procs (``qviews.summary``); the caller's
+    line only for a query of their own jobs (``mine``)."""
     from gridtools.cli.condor import qviews
-    mine = [p for p in everyone if p.owner == user]
-    return qviews.summary(chosen, mine if len(mine) != len(everyone) else everyone, everyone, user)
+    if not mine:
+        return qviews.summary(chosen, None, everyone, user)
+    own = [p for p in everyone if p.owner == user]
+    return qviews.summary(chosen, own if len(own) != len(everyone) else everyone, everyone, user)

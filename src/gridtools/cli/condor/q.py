@@ -600,9 +600,38 @@ def _from_listing(opts):
             and not (sel.constraints or sel.clusters or sel.ids or opts.factory or opts.states))
 
 
+#: QUEUE_SUPER_USERS when the configuration does not set it (HTCondor's default)
+SUPER_USERS = "root, condor"
+_SUPER = {}
+
+
+def queue_super_user(user):
+    """True when ``user`` is a queue super user: root, or one the configuration's
+    QUEUE_SUPER_USERS names (root and condor by default). The schedd answers a queue
+    super user's query with everybody's jobs, and sends no totals of their own."""
+    if user == "root":
+        return True
+    found = _SUPER.get(user)
+    if found is None:
+        text = SUPER_USERS
+        if access.may_set("QUEUE_SUPER_USERS"):
+            from gridtools.cli.condor.machineviews import client_config
+            text = client_config().get("QUEUE_SUPER_USERS") or SUPER_USERS
+        names = {name.lower() for name in text.replace(",", " ").split()}
+        found = _SUPER[user] = user.lower() in names
+    return found
+
+
+def only_mine(sel, user):
+    """True for a query of the caller's own jobs (HTCondor's only-my-jobs query): no
+    owner, job id or -allusers names what to show, and the caller is no queue super
+    user. The summary then has a line of the caller's totals (``qviews.totals_text``)."""
+    return not (sel.allusers or sel.named) and not queue_super_user(user)
+
+
 def select(opts, everyone, user, source):
     sel = opts.selection
-    if sel.allusers or sel.named or user == "root":
+    if not only_mine(sel, user):
         chosen = [p for p in everyone if sel.by_name(p)] if sel.named else list(everyone)
     else:
         chosen = [p for p in everyone if p.owner == user]
@@ -644,11 +673,12 @@ def render(opts, snap, chosen, everyone, user, now, source):
     width = None if opts.aaf and opts.wide is None else table_width(opts)   # (-aaf: whole rows)
     if view == "print":
         from gridtools.cli.condor import printformat, qappend
+        mine_shown = only_mine(opts.selection, user)
         mask = qappend.extend(opts.print_format, opts.aaf_columns) if opts.aaf else opts.print_format
         return printformat.q_table(mask, chosen, source.ad, head,
-                                   lambda: printformat.q_totals(chosen, everyone, user),
+                                   lambda: printformat.q_totals(chosen, everyone, user, mine_shown),
                                    lambda body: cut(body, width),
-                                   lambda: printformat.counted(chosen, everyone, user))
+                                   lambda: printformat.counted(chosen, everyone, user, mine_shown))
     if view == "analyze":
         from gridtools.cli.condor import analyze
         return head + analyze.report(snap, chosen, everyone, source, opts, now)
@@ -661,11 +691,13 @@ def render(opts, snap, chosen, everyone, user, now, source):
         body = cut(body, width)
     if not totals:
         return head + body
-    mine = [p for p in everyone if p.owner == user]
-    if len(mine) == len(everyone):
-        mine = everyone
-    if len(chosen) == len(mine) and (not chosen or chosen[0] is mine[0]) and chosen == mine:
-        chosen = mine
+    mine = None                             # (no line of the caller's own: see only_mine)
+    if only_mine(opts.selection, user):
+        mine = [p for p in everyone if p.owner == user]
+        if len(mine) == len(everyone):
+            mine = everyone
+        if len(chosen) == len(mine) and (not chosen or chosen[0] is mine[0]) and chosen == mine:
+            chosen = mine
     counts = qviews.summary(chosen, mine, everyone, user)
     if view == "totals":
         return head + counts

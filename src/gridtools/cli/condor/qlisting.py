@@ -29,7 +29,7 @@ class Group:
     ``cluster``, all of one owner, batch and status."""
 
     __slots__ = ("cluster", "clusters", "procs", "status", "owner", "batch", "qdate", "submitted", "dag",
-                 "dagman", "unmade")
+                 "dagman", "unmade", "universe")
 
     def __init__(self, run, procs, status):
         job = run[L.JOB]
@@ -40,6 +40,7 @@ class Group:
         self.unmade = self.submitted - made if made is not None else 0   # (procs not in the queue yet)
         self.dag = job[L.J_DAG] if len(job) > L.J_DAG else None     # a DAG manager's node counts
         self.dagman = job[L.J_DAGMAN] if len(job) > L.J_DAGMAN else 0   # a DAG node's manager
+        self.universe = job[L.J_UNIVERSE]
 
     @property
     def size(self):
@@ -180,9 +181,12 @@ def batch_rows(chosen, fold_dags=False):
 
 
 def tally(chosen):
-    """(procs, {JobStatus: procs}) of the groups ``chosen``."""
+    """(procs, {JobStatus: procs}) of the groups ``chosen`` the standard summary counts:
+    not the scheduler universe's (``qviews.counted``)."""
     counts = {}
     for g in chosen:
+        if g.universe == qviews.SCHEDULER_UNIVERSE:
+            continue
         counts[g.status] = counts.get(g.status, 0) + g.size
     return sum(counts.values()), counts
 
@@ -197,7 +201,8 @@ def _shown_owner(sel, user):
     if sel.users:
         named = set(sel.users)
         return named.pop() if len(named) == 1 else False
-    return None if sel.allusers or user == "root" else user
+    from gridtools.cli.condor.q import only_mine
+    return user if only_mine(sel, user) else None
 
 
 def wanted_tables(opts, user):
@@ -389,16 +394,18 @@ def view(opts, listing, user, now, schedd, width=None):
     (``wanted_tables``)."""
     everyone = groups(listing)
     sel = opts.selection
+    from gridtools.cli.condor.q import only_mine
+    mine_shown = only_mine(sel, user)
     if sel.users:
         shown = set(sel.users).__contains__
-    elif sel.allusers or user == "root":
+    elif not mine_shown:
         shown = _everyone
     else:
         shown = user.__eq__
     chosen = everyone if shown is _everyone else [g for g in everyone if shown(g.owner)]
-    mine = [g for g in everyone if g.owner == user]
-    totals = qviews.totals_text(*(qviews.tally_text(*tally(part)) for part in (chosen, mine, everyone)),
-                                user)
+    mine = [g for g in everyone if g.owner == user] if mine_shown else None
+    totals = qviews.totals_text(*(None if part is None else qviews.tally_text(*tally(part))
+                                  for part in (chosen, mine, everyone)), user)
     head = qviews.title(schedd, now)
     if opts.view == "totals":
         return head + totals

@@ -411,22 +411,48 @@ def tally_text(total, counts):
             f"{counts[Q.SUSPENDED]} suspended")
 
 
+#: JobUniverse of the scheduler universe (a DAG's manager): the schedd counts its jobs
+#: apart (SchedulerJobs...), in counts the standard summary does not show
+SCHEDULER_UNIVERSE = 7
+
+
+def _universe(proc):
+    """The JobUniverse of a proc; one made from the published status is read from its
+    job's facts, without working out the rest of its row (``queue.Proc``)."""
+    source = getattr(proc, "_source", None)
+    if source is not None:
+        return int(source[2].get("universe") or 5)
+    return proc.universe
+
+
+def counted(procs):
+    """The procs of ``procs`` the standard summary counts: all but the scheduler
+    universe's (``procs`` itself when none is)."""
+    kept = [p for p in procs if _universe(p) != SCHEDULER_UNIVERSE]
+    return procs if len(kept) == len(procs) else kept
+
+
 def summary(query, mine, everyone, user):
     """The totals of the query, of the caller's procs and of everybody's (a list that
-    is another's counted once)."""
+    is another's counted once), scheduler universe jobs left out. ``mine`` None: the
+    query was not for the caller's own jobs, and its line is left out."""
     known = {}
 
     def tally(procs):
-        counts = known.get(id(procs))
-        if counts is None:
-            counts = known[id(procs)] = _counts(procs)
-        return _tally(procs, counts)
-    return totals_text(tally(query), tally(mine), tally(everyone), user)
+        text = known.get(id(procs))
+        if text is None:
+            text = known[id(procs)] = _tally(counted(procs))
+        return text
+    return totals_text(tally(query), None if mine is None else tally(mine), tally(everyone), user)
 
 
 def totals_text(query, mine, everyone, user):
     """The totals below a table: the lines (``tally_text``) of the query's procs, the
-    caller's and everybody's."""
+    caller's and everybody's. The caller's line (``mine``) is shown only for a query of
+    the caller's own jobs (None otherwise), as the schedd sends the caller's counts
+    (MyName) only then: not for a queue super user, nor when owners, job ids or
+    -allusers are given."""
+    middle = "" if mine is None else f"Total for {user}: {mine} \n"
     return (f"Total for query: {query} \n"
-            f"Total for {user}: {mine} \n"
+            f"{middle}"
             f"Total for all users: {everyone}\n")
