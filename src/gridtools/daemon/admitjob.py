@@ -55,6 +55,48 @@ def refusal(state, spec):
     return admission.check(spec, view(state))
 
 
+def cell_names(state):
+    """The names of the cell's queues, PEs, checkpointing environments and complexes, as
+    ``formats.jobcheck.names_refusal`` looks them up, from the daemon's loaded
+    configuration (kept until it changes: a submit costs lookups only)."""
+    cached = state.view_cache.get("names")
+    if cached is not None and cached[0] == state.config_generation:
+        return cached[1]
+    from gridtools.daemon import view
+    from gridtools.formats import jobcheck
+    objects = state.config.objects
+    parts = view.config_parts(state)
+    groups, table, queues = parts["groups"], parts["complexes"], objects["queue"]
+
+    def queue_hosts(name):
+        hosts = set()
+        for entry in (queues.get(name) or {}).get("hostlist") or ():
+            if entry.startswith("@"):
+                hosts |= groups.get(entry, set())
+            elif entry.upper() != "NONE":
+                hosts.add(entry)
+        return hosts
+
+    def complex_name(name):
+        cx = table.get(str(name))
+        return cx.name if cx is not None else None
+
+    names = jobcheck.CellNames(tuple(queues), queue_hosts, tuple(objects["pe"]),
+                               frozenset(objects["ckpt"]), complex_name)
+    state.view_cache["names"] = (state.config_generation, names)
+    return names
+
+
+def names_refusal(state, req, new_job=False):
+    """Grid Engine's refusal of a job whose requests name queues, PEs, checkpointing
+    environments or resources the cell does not have (``formats.jobcheck.names_refusal``:
+    what qsub's ``check_request`` refuses before it sends a job), checked again here
+    against the daemon's own configuration, since a request file is its client's word;
+    None when there is none."""
+    from gridtools.formats import jobcheck
+    return jobcheck.names_refusal(req, cell_names(state), new_job)
+
+
 def _fraction(text):
     """True when ``text`` is a number that is not whole."""
     try:

@@ -214,6 +214,19 @@ def _names_in(value):
     return {name for names in lists for name in (names or ())}
 
 
+def _check_names(state, changes):
+    """qalter's own check of the queues, PE, checkpointing environment and resources a
+    change names (``admitjob.names_refusal``; the values have passed ``_check_whole``),
+    made again against the daemon's configuration, with the words Grid Engine's qmaster
+    answers qalter."""
+    from gridtools.daemon import admitjob
+    probe = {field: changes[field] for field in ("stdout", "stderr", "stdin", "shell", "masterq", "pe",
+                                                 "ckpt", "queues", "resources") if changes.get(field)}
+    why = admitjob.names_refusal(state, probe) if probe else None
+    if why:
+        raise Refused(jobcheck.alter_words(why))
+
+
 def _check_name(changes):
     name = changes.get("name")
     if name is not None and (not name.strip() or "/" in name):
@@ -362,6 +375,7 @@ def _alter_job(state, user, body, target, work):
     _check_rights(state, user, job, changes)
     _check_name(changes)
     changed = _check_whole(work, job, changes, ops)
+    _check_names(state, changes)
     if changes.get("pe") and urgency.ambiguous(changes["pe"], state.config.objects["pe"]):
         raise Refused(urgency.AMBIGUOUS.format("job"))
     _check_resources(state, job, changes)

@@ -249,22 +249,39 @@ def submitted(state, job, now):
     later = _held_later_procs(job)
     if later:                           # (a hold = true before a later queue statement)
         from gridtools.model import transitions as tr
-        for number in later:
+        for number, hold in later:
             tr.set_hold(job, number, "u", True)
-        held_events(state, job, later, now)
+            if hold is not None:
+                task_info(job, number)["hold"] = hold + [int(now)]
+        held_events(state, job, [number for number, _hold in later], now)
     schedule_crons(state, job, now)
     complete_noops(state, job, list(job.numbers()), now)
 
 
 def _held_later_procs(job):
-    """The task numbers of the later procs of a cluster whose first proc is not held that
-    were submitted held (their own ads say JobStatus 5): each is held on its own."""
+    """[(task number, its hold)] of the later procs of a cluster whose first proc is not
+    held that were submitted held: those whose own ad was submitted with JobStatus 5, as
+    HTCondor's schedd takes each new proc's initial status from its proc ad. Each one's
+    hold ([reason, code, subcode], None when its ad names no reason) is what its ad says:
+    ``hold = true`` before its queue statement gives "submitted on hold at user's
+    request", code 15 (``formats.condor.jobattrs.set_hold``). Only a proc's own
+    attributes are looked at, parsed (those its stored ad changes from the first's)."""
     stored = job.spec.get("condor_ad")
     if job.hold or not isinstance(stored, list):
         return []
-    import re
-    held = re.compile(r"(?mi)^\s*JobStatus\s*=\s*5\s*$")
-    return [index + 2 for index, diff in enumerate(stored[1:]) if isinstance(diff, str) and held.search(diff)]
+    found = []
+    for number in range(2, len(stored) + 1):
+        mine = stored[number - 1]
+        if not isinstance(mine, str) or not mine or jobads.parsed_ad(mine).lookup("JobStatus") is None:
+            continue
+        ad = jobads.proc_ad(stored, number)
+        if _int(ad.eval("JobStatus")) != int(jobads.JobStatus.HELD):
+            continue
+        reason = ad.eval("HoldReason")
+        hold = [reason, _int(ad.eval("HoldReasonCode")), _int(ad.eval("HoldReasonSubCode"))] \
+            if isinstance(reason, str) and reason else None
+        found.append((number, hold))
+    return found
 
 
 def complete_noops(state, job, numbers, now):

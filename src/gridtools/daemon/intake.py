@@ -512,12 +512,18 @@ def submit(state, dispatcher, req, now):
 
 def _not_allowed(state, spec):
     """Why Grid Engine would refuse a job whose description is sound ("" when it would
-    not), checked in its order: a wildcard PE with a slot range whose matching PEs
-    disagree on the job's urgency slots, a positive priority from a user who is no
+    not), checked in its order: a Grid Engine job naming queues, PEs, checkpointing
+    environments or resources the cell does not have (``admitjob.names_refusal``), a
+    wildcard PE with a slot range whose matching PEs disagree on the job's urgency
+    slots, a positive priority from a user who is no
     operator or manager, a request qsub would refuse (``admitjob.request_refusal``),
     then a -hold_jid_ad that names jobs of another task range (qsub
     checks them before it queues a job; qalter refuses the same)."""
     from gridtools.sched import urgency
+    if not spec.get("condor_ad"):
+        why = admitjob.names_refusal(state, spec, new_job=True)
+        if why:
+            return why
     if spec.get("pe") and urgency.ambiguous(spec["pe"], state.config.objects["pe"]):
         return urgency.AMBIGUOUS.format("job")
     tasks = [state.jobs[p].spec.get("tasks") for p in spec["ad_predecessors"]]

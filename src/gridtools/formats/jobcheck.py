@@ -500,3 +500,99 @@ def check_resource(name, value, ctype):
         raise Invalid(f'invalid value "{shown(value)}" for resource "{name}"') from None
     if isinstance(number, float) and number != number:                      # NaN
         raise Invalid(f'invalid value "{shown(value)}" for resource "{name}"')
+
+
+# ---------------------------------------------------------------- the cell's names
+
+class CellNames:
+    """The names of the cell's objects a job's requests may name, as ``names_refusal``
+    looks them up: qsub can read them from etc/, the daemon gives those of its loaded
+    configuration. A plain class (see ``formats.sge.admission.CellView``)."""
+
+    __slots__ = ("queues", "queue_hosts", "pes", "ckpts", "complex_name")
+
+    def __init__(self, queues, queue_hosts, pes, ckpts, complex_name):
+        self.queues = queues            # the cluster queues' names
+        self.queue_hosts = queue_hosts  # queue name -> the hosts of its hostlist (groups resolved)
+        self.pes = pes                  # the parallel environments' names
+        self.ckpts = ckpts              # the checkpointing environments' names (a container)
+        self.complex_name = complex_name    # a request's name or shortcut -> complex name, or None
+
+
+#: Grid Engine's refusal of a -q or -masterq naming no queue or queue instance of the cell
+UNKNOWN_QUEUE = 'Job was rejected because job requests unknown queue "{}"'
+
+
+def names_refusal(req, names, new_job=False):
+    """Why Grid Engine refuses a job whose requests (``req``: a job description, or the
+    fields a qalter changes) name what the cell (``names``, a ``CellNames``) does not
+    have, in the words of qsub's ``check_request``: two -o/-e/-i/-S paths for one host,
+    a master queue without a PE (``new_job`` only: qmaster refuses it at submit), an
+    unknown queue, PE, checkpointing environment or resource, and -c letters that cannot
+    apply (``new_job`` only). None when there is nothing to refuse. Projects, values and
+    access are checked elsewhere (``formats.sge.admission``, ``check``)."""
+    for field in ("stdout", "stderr", "stdin", "shell"):
+        hosts = [str(entry[0] or "").lower() for entry in req.get(field) or ()]
+        if len(set(hosts)) < len(hosts):
+            return "ERROR! two files are specified for the same host"
+    queues = req.get("queues") or {}
+    masterq, pe = req.get("masterq") or [], req.get("pe")
+    if new_job and masterq and not pe:
+        return "job rejected: specification of master queue is not allowed for non-parallel jobs"
+    specs = list(queues.get("hard") or ()) + list(queues.get("soft") or ()) + list(masterq)
+    if specs:
+        from gridtools import wildcards
+        for spec in specs:
+            qpart, at, hpart = spec.partition("@")
+            matched = [q for q in names.queues if wildcards.match(q, qpart or "*")]
+            if not matched or (at and not hpart.startswith("@") and not any(
+                    wildcards.match(h, hpart, fold=True) for q in matched for h in names.queue_hosts(q))):
+                return UNKNOWN_QUEUE.format(spec)
+    if pe:
+        from gridtools import wildcards
+        if not any(wildcards.match(p, pe[0]) for p in names.pes):
+            return f'job rejected: the requested parallel environment "{pe[0]}" does not exist'
+    ckpt = req.get("ckpt")
+    if ckpt and ckpt not in names.ckpts:
+        return f'job rejected: the requested checkpointing environment "{ckpt}" does not exist'
+    if new_job:
+        why = ckpt_when_refusal(req.get("ckpt_when") or "", ckpt)
+        if why:
+            return why
+    for part in ("hard", "soft"):
+        for name in ((req.get("resources") or {}).get(part) or {}):
+            if names.complex_name(name) is None:
+                return f'unknown resource "{name}"'
+    return None
+
+
+def ckpt_when_refusal(when, ckpt):
+    """Why ``-c when`` cannot apply, as Grid Engine's qmaster refuses it at submission:
+    ``n`` with other letters or with ``-ckpt``; letters other than ``n``, or an interval,
+    without ``-ckpt`` (``ckpt``: the job's checkpointing environment). None when it can."""
+    interval = when[:1].isdigit() or when[:1] == ":"
+    letters = set() if interval else set(when)
+    if "n" in letters and (len(letters) > 1 or ckpt):
+        return 'job rejected: checkpointing with "-c n" requested'
+    if not ckpt and (interval or letters - {"n"}):
+        return "checkpointing denied"
+    return None
+
+
+def alter_words(text):
+    """A ``names_refusal`` as Grid Engine's qmaster answers it to qalter (as qalter's own
+    check words it): an unknown queue as qsub's, an unknown checkpointing environment
+    without "denied:", the others after "denied:" without qsub's "job rejected" and
+    "requested"."""
+    if text.startswith((UNKNOWN_QUEUE.partition('"')[0], '"job" rejected: ', "ERROR! ")):
+        return text
+    for head in ("job rejected: ", "Job was rejected because job ", "Job was rejected because "):
+        if text.startswith(head):
+            text = text[len(head):]
+            break
+    text = text[len("requests "):] if text.startswith("requests ") else text
+    if text.startswith("the requested checkpointing environment"):
+        return text[len("the requested "):]
+    if text.startswith("the requested parallel environment"):
+        text = text[len("the requested "):]
+    return f"denied: {text}"
