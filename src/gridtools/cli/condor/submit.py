@@ -208,8 +208,10 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
         warnings.insert(0, MULTI_QUEUE)
     if not ads and warnings is not None and not opts["terse"]:
         warnings.append(EMPTY_QUEUE.format(source=source))
-    if ads and warnings is not None and not opts.get("interactive") and more().warn_unused_on(opts, knobs):
-        warnings.extend(more().unused_lines(desc, "\n".join([text, *opts["append"]])))
+    if ads and warnings is not None and not opts.get("interactive"):
+        from gridtools.cli.condor import submit_unused
+        if submit_unused.warn_unused_on(opts, knobs):
+            warnings.extend(submit_unused.unused_lines(desc, "\n".join([text, *opts["append"]])))
     return sorted(clusters.items())
 
 
