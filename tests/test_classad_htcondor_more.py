@@ -9,7 +9,7 @@ import os
 import pytest
 
 from gridtools.classad import ClassAd, ClassAdSyntaxError, parse, unparse
-from gridtools.classad.parser import MAX_DEPTH
+from gridtools.classad.parser import MAX_DEPTH, MAX_NESTING
 
 
 def value_of(text, my=None):
@@ -151,12 +151,27 @@ def _nested(depth):
 
 
 def test_the_deepest_expression_the_parser_takes_prints_and_evaluates():
-    text = _nested(MAX_DEPTH - 1)
+    text = _nested(MAX_NESTING - 1)
     expr = parse(text)
-    assert expr.unparse().count("{") == MAX_DEPTH - 1
-    assert expr.unparse(True).count("{") == MAX_DEPTH - 1
-    assert unparse(expr.eval()).count("{") == MAX_DEPTH - 1
-    assert value_of("member(1, %s) =?= false" % _nested(MAX_DEPTH - 3)) == "true"
+    assert expr.unparse().count("{") == MAX_NESTING - 1
+    assert expr.unparse(True).count("{") == MAX_NESTING - 1
+    assert unparse(expr.eval()).count("{") == MAX_NESTING - 1
+    assert value_of("member(1, %s) =?= false" % _nested(MAX_NESTING - 3)) == "true"
+
+
+def test_a_long_chain_of_operators_is_no_deep_nesting():
+    """A Requirements of a few hundred alternatives (a generated list of machines) is
+    read, printed and evaluated: operators nest up to MAX_DEPTH, brackets up to
+    MAX_NESTING."""
+    chain = " || ".join(f"Memory < {-i}" for i in range(MAX_DEPTH - 2)) + " || Memory > 0"
+    expr = parse(chain)
+    assert expr.unparse().count("||") == MAX_DEPTH - 2
+    assert expr.eval(ClassAd({"Memory": 1})) is True
+    shorter = " || ".join(f"Memory < {-i}" for i in range(MAX_DEPTH - MAX_NESTING)) + " || Memory > 0"
+    inside = parse("member(1, %s) =?= false || (%s)" % (_nested(MAX_NESTING - 3), shorter))
+    assert inside.eval(ClassAd({"Memory": 1})) is True and inside.unparse().count("{") == MAX_NESTING - 3
+    with pytest.raises(ClassAdSyntaxError, match="nested more than 300"):
+        parse(" || ".join(["Memory > 0"] * (MAX_DEPTH + 2)))
 
 
 @pytest.mark.parametrize("depth", [250, 300, 1000])

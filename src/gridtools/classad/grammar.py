@@ -28,7 +28,7 @@ and load) out of the commands that parse a requirement or a constraint.
 import sys
 
 from gridtools.classad import nodes
-from gridtools.classad.parser import KEYWORDS, MAX_DEPTH, ClassAdSyntaxError
+from gridtools.classad.parser import KEYWORDS, MAX_DEPTH, MAX_NESTING, ClassAdSyntaxError
 
 INT64_MAX = (1 << 63) - 1
 #: the recursion limit while a long text is read (each level of nesting costs the
@@ -60,7 +60,7 @@ class _TooDeep(Exception):
 
 def _checked(node):
     if node.depth > MAX_DEPTH:
-        raise _TooDeep()
+        raise _TooDeep(MAX_DEPTH)
     return node
 
 
@@ -345,8 +345,8 @@ class _Reader:
 
     def deeper(self):
         self.nesting += 1
-        if self.nesting > MAX_DEPTH:
-            raise _TooDeep()
+        if self.nesting > MAX_NESTING:
+            raise _TooDeep(MAX_NESTING)
 
     def primary(self):
         ch = self.skip()
@@ -586,7 +586,7 @@ def run(text, start, get_parser=parser, old=False):
                 text = old_to_new(text)
             return get_parser().parse(text, start=start, old=True)
         return get_parser().parse(text, start=start)
-    except _TooDeep:
-        raise ClassAdSyntaxError(f"expression nested more than {MAX_DEPTH} levels deep") from None
+    except _TooDeep as exc:
+        raise ClassAdSyntaxError(f"expression nested more than {exc.args[0]} levels deep") from None
     except RecursionError:
         raise ClassAdSyntaxError("expression nested too deeply") from None

@@ -12,8 +12,11 @@ from gridtools.classad import nodes
 from gridtools.classad.values import ERROR, UNDEFINED
 from gridtools.errors import SyntaxProblem
 
-MAX_DEPTH = 200  # deeper expressions are refused (as HTCondor refuses them: printing,
+MAX_DEPTH = 300  # deeper expressions are refused (as HTCondor refuses them: printing,
 #                  compiling and evaluating them must fit in the usual recursion limit)
+#: most brackets (parentheses, lists, ads, calls, subscripts) open at once: each level
+#: of them costs printing more calls than a level of operators does
+MAX_NESTING = 200
 #: the words that are values, not names (in any case)
 KEYWORDS = {"true": True, "false": False, "undefined": UNDEFINED, "error": ERROR}
 
