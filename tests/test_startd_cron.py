@@ -41,7 +41,7 @@ def test_settings_read_as_the_startd_reads_them():
                        ({"EXECUTABLE": "/x", "PERIOD": "soon"}, "does not read"),
                        ({"EXECUTABLE": "/x", "MODE": "Sometimes"}, "unknown MODE"),
                        ({"EXECUTABLE": "/x", "PERIOD": "5", "PREFIX": "my-"}, "PREFIX"),
-                       ({"EXECUTABLE": "/x", "PERIOD": "5", "ENV": "NOEQUALS"}, "NAME=value")):
+                       ({"EXECUTABLE": "/x", "PERIOD": "5", "ENV": "NOEQUALS"}, "Missing '=' after environment variable")):
         assert why in (params(**knobs).problem or ""), knobs
     job = params(EXECUTABLE="/x", PERIOD="5", ARGS='"one \'two three\'"', ENV="A=1;B=2", SLOTS="1, 3")
     assert job.args == ["one", "two three"] and job.env == {"A": "1", "B": "2"} and job.slots == {1, 3}
