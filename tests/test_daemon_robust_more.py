@@ -64,7 +64,8 @@ def test_a_task_whose_shepherd_cannot_start_waits_and_the_messages_say_why(cell,
         wait_for(lambda: _qstat_state(cell, jid) == "qw", timeout=10)
         wait_for(lambda: len([n for n in os.listdir(task_dir) if n.startswith("withdrawn.")]) >= 3,
                  timeout=30)
-        assert _qstat_state(cell, jid) == "qw"
+        # (a try in flight shows r for the moment it takes to fail: it is back to qw at once)
+        wait_for(lambda: _qstat_state(cell, jid) == "qw", timeout=10)
         assert cell.task_states(jid).get(1) != "finished"
         # once per run of failures, not once per try
         assert len([m for m in messages(cell) if f"job {jid}.1 could not be started" in m]) == 1
