@@ -409,7 +409,7 @@ def _qconf_calls(known):
         if kind == "rqs":
             confattr._apply_rqs(obj, attr, text, mode, rule, target)
         else:
-            confattr._apply_one(kind, obj, attr, text, mode, key, target)
+            confattr._apply_one(kind, obj, attr, text, mode, key, target, [])
         objects.validate(kind, obj, known)
         objects.render(kind, obj)
 
