@@ -32,14 +32,15 @@ def running(cell, count):
                                  if ln.endswith("Busy")]) == count, timeout=20)
 
 
-ROW = re.compile(r"^(slot\d@host[ab]) LINUX      (\S+) +(Unclaimed|Claimed  ) (Idle|Busy)      0\.000   (2048)  "
+ROW = re.compile(r"^(slot\d@host[ab]) {24}LINUX      (\S+) +(Unclaimed|Claimed  ) (Idle|Busy)      0\.000   (2048)  "
                  r"(\d+\+\d\d:\d\d:\d\d)$")
 
 
 def test_the_default_table_and_its_summary(pool):
     out = status(pool)
     lines = out.split("\n")
-    assert lines[0] == "Name        OpSys      Arch     State     Activity LoadAv Mem     ActvtyTime"
+    # (Name 34 wide at least, as HTCondor's WIDTH -34 FIT)
+    assert lines[0] == "Name".ljust(34) + " OpSys      Arch     State     Activity LoadAv Mem     ActvtyTime"
     assert lines[1] == ""
     rows = lines[2:6]
     assert [ROW.match(r).group(1) for r in rows] == ["slot1@hosta", "slot2@hosta", "slot1@hostb", "slot2@hostb"]
@@ -180,7 +181,7 @@ def test_submitters_and_schedd(pool):
     assert schedd[0] == "Name".ljust(name_w) + " " + "Machine".ljust(max(12, len(schedd[2].split()[1]))) + \
         " RunningJobs   IdleJobs   HeldJobs"
     assert schedd[2].split()[-3:] == ["4", "1", "1"]
-    assert schedd[4:] == ["                TotalRunningJobs      TotalIdleJobs      TotalHeldJobs", "",
+    assert schedd[4:] == ["                TotalRunningJobs      TotalIdleJobs      TotalHeldJobs", "", " " * 14,
                           "         Total                 4                  1                  1"]
     assert status(pool, "-sub", "-af", "RunningJobs", "IdleJobs", "HeldJobs") == "4 1 1\n"
 

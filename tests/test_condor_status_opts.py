@@ -13,7 +13,8 @@ NOW = 1_700_000_000
 
 def slot(name, machine, state="Unclaimed", activity="Idle", cpus=1, memory=2048, **extra):
     values = {"Name": name, "Machine": machine, "OpSys": "LINUX", "Arch": "X86_64", "State": state,
-              "Activity": activity, "Cpus": cpus, "Memory": memory, "LoadAvg": 0.25, "KeyboardIdle": 3725,
+              "Activity": activity, "Cpus": cpus, "Memory": memory, "LoadAvg": 0.25, "CondorLoadAvg": 0.25,
+              "KeyboardIdle": 3725,
               "EnteredCurrentState": NOW - 90066, "EnteredCurrentActivity": NOW - 65, "LastHeardFrom": NOW - 5,
               "Disk": 1000, "Mips": 30000, "KFlops": 2000000}
     values.update(extra)
@@ -31,11 +32,11 @@ def shown(*argv, snap=SNAP):
 
 def test_state_table_and_its_summary():
     assert shown("-state").split("\n") == [
-        "Name        Cpu   Mem LoadAv      KbdIdle State      StateTime Activ   ActvtyTime",
+        "Name".ljust(34) + " Cpu   Mem LoadAv      KbdIdle State      StateTime Activ   ActvtyTime",
         "",
-        "slot1@hosta 1    1024  0.250   0+01:02:05 Claimed   1+01:01:01 Busy    0+00:01:00",
-        "slot2@hosta 1    2048  0.250   0+01:02:05 Unclaimed   1+01:01:01 Idle    0+00:01:00",
-        "slot1@hostb 2    2048  0.250   0+01:02:05 Owner     1+01:01:01 Idle    0+00:01:00",
+        "slot1@hosta".ljust(34) + " 1    1024  0.250   0+01:02:05 Claimed   1+01:01:01 Busy    0+00:01:00",
+        "slot2@hosta".ljust(34) + " 1    2048  0.250   0+01:02:05 Unclaimed   1+01:01:01 Idle    0+00:01:00",
+        "slot1@hostb".ljust(34) + " 2    2048  0.250   0+01:02:05 Owner     1+01:01:01 Idle    0+00:01:00",
         "",
         "               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle",
         "",
@@ -64,16 +65,16 @@ def test_state_shows_what_a_slot_lacks_as_htcondor_does():
     snap = {"slots": [slot("slot1@hosta", "hosta", KeyboardIdle=None, EnteredCurrentActivity=None,
                            cpus=None)]}
     row = shown("-state", snap=snap).split("\n")[2]
-    assert row == "slot1@hosta ??   2048  0.250           ?? Unclaimed   1+01:01:01 Idle             -"
+    assert row == "slot1@hosta".ljust(34) + " ??   2048  0.250           ?? Unclaimed   1+01:01:01 Idle             -"
 
 
 def test_server_table_and_its_summary():
     lines = shown("-server", "hosta").split("\n")
     assert lines[:4] == [
-        "Name        OpSys      Arch     LoadAv   Memory      Disk    Mips    KFlops",
+        "Name".ljust(34) + " OpSys      Arch     LoadAv   Memory      Disk    Mips    KFlops",
         "",
-        "slot1@hosta LINUX      X86_64    0.250     1024      1000   30000   2000000",
-        "slot2@hosta LINUX      X86_64    0.250     2048      1000   30000   2000000"]
+        "slot1@hosta".ljust(34) + " LINUX      X86_64    0.250     1024      1000   30000   2000000",
+        "slot2@hosta".ljust(34) + " LINUX      X86_64    0.250     2048      1000   30000   2000000"]
     assert lines[4:] == [
         "",
         "                  Slots Avail  Memory        Disk        MIPS      KFLOPS",
@@ -246,8 +247,8 @@ def test_wide_cuts_the_table_as_htcondor_fits_it_to_a_display(monkeypatch):
     plain = shown().split("\n")
     assert plain[0].endswith(" Mem     ActvtyTime") and plain[8].startswith("  X86_64/LINUX")
     cut = shown("-wide:40").split("\n")
-    # (the Name column fitted first: 12 wide at least once it is cropped, see below)
-    assert cut[:6] == [(line[:11] + " " + line[11:])[:39] if line else line for line in plain[:6]]
+    # (the Name column, 34 wide, fitted first: 12 wide at least once it is cropped, see below)
+    assert cut[:6] == [(line[:12] + line[34:])[:39] if line else line for line in plain[:6]]
     assert max(len(line) for line in cut[:6]) == 39
     assert cut[6:] == plain[6:]
     wide = shown("-wide").split("\n")
@@ -259,7 +260,7 @@ def test_wide_cuts_the_table_as_htcondor_fits_it_to_a_display(monkeypatch):
     assert shown("-server", "-wide:20").split("\n")[0] == "Name         OpSys "
     assert shown("-total", "-wide:20") == shown("-total")
     monkeypatch.setattr(status, "_fit", lambda text, width: text)       # (without the cut)
-    widened = [line[:11] + " " + line[11:] if line else line for line in plain[:6]]
+    widened = [line[:12] + line[34:] if line else line for line in plain[:6]]
     assert shown("-wide:40") == "\n".join(widened + plain[6:])
 
 
@@ -269,12 +270,12 @@ def test_a_display_that_is_not_wide_crops_the_name_column_first():
     70 for -state's), 12 at least."""
     snap = {"slots": [slot("slot1@" + "h" * 30, "h" * 30), slot("slot2@" + "h" * 30, "h" * 30)]}
     full = shown(snap=snap).split("\n")
-    assert full[2].startswith("slot1@" + "h" * 28 + " LINUX")              # (34 at most)
+    assert full[2].startswith("slot1@" + "h" * 30 + " LINUX")              # (never cut when piped)
     fitted = shown("-wide:80", snap=snap).split("\n")
     assert fitted[0].startswith("Name           OpSys") and fitted[2].startswith("slot1@hhhhhhhh LINUX")
     assert len(fitted[2]) <= 79 and fitted[2].endswith("0+00:01:05")
     assert shown("-state", "-wide:80", snap=snap).split("\n")[2].startswith("slot1@hhhhhh 1 ")
-    assert shown("-wide:101", snap=snap).split("\n")[2].startswith("slot1@" + "h" * 28 + " LINUX")
+    assert shown("-wide:101", snap=snap).split("\n")[2].startswith("slot1@" + "h" * 30 + " LINUX")
 
 
 def test_absent_offline_and_cod_show_only_such_machines_and_debug_changes_nothing():

@@ -248,16 +248,17 @@ def _xml_value(expr):
     return f"<e>{_xml_text(expr.unparse())}</e>"
 
 
-def xml_form(ads):
+def xml_form(ads, blank_after=False):
     """The ads as HTCondor's -xml prints them (condor_q, condor_history, condor_status):
     the ``classads`` document, a ``c`` element per ad, an ``a`` element (its ``n`` the
-    name) per attribute, sorted by name as -long is."""
+    name) per attribute, sorted by name as -long is; ``blank_after``: a blank line after
+    each ad, as condor_status prints them (condor_q's writer adds none)."""
     parts = ['<?xml version="1.0"?>\n<!DOCTYPE classads SYSTEM "classads.dtd">\n<classads>\n']
     for ad in map(full, ads):
         parts.append("<c>\n")
         parts += [f'    <a n="{_xml_text(name)}">{_xml_value(ad.lookup(name))}</a>\n'
                   for name in sorted(ad, key=str.lower)]
-        parts.append("</c>\n")
+        parts.append("</c>\n\n" if blank_after else "</c>\n")
     parts.append("</classads>\n")
     return "".join(parts)
 

@@ -9,7 +9,9 @@ of the last pass that decided (the negotiator's cycle, or Grid Engine's pass
 when that order decides): when it ended and how long it took
 (``LastNegotiationCycleEnd0``, ``...Duration0``), the slots it could give,
 the submitters and jobs it looked at, its matches and rejections. The
-tables are HTCondor's own print formats of these modes, read by ``printmask``.
+tables are HTCondor's own print formats of these modes, read by ``printmask``,
+with the column widths and the blank line after the heading of its built-in
+views.
 """
 
 from gridtools import cell
@@ -74,11 +76,55 @@ def negotiator_ads(snap, now):
     return [ClassAd(attrs)]
 
 
-def table(mode, ads, totals_only):
-    """The table condor_status prints of ``mode``'s ads (no summary: HTCondor keeps none
-    for these ads)."""
-    from gridtools.cli.condor import printformat, printmask
+#: the width HTCondor counts for the columns after Name of -negotiator's table when it
+#: fits the Name column to a display
+NEGOTIATOR_FIXED = 12 + 5 + 7 + 8 + 7 + 7 + 7 + 10
+
+
+def collector_machine_width(display, wide):
+    """The width of -collector's Machine column (HTCondor's ppSetCollectorNormalCols):
+    34 at least on a wide display, growing to the longest name; else 18, and on a
+    display (``display``: its columns less one) over 79 columns a share of the columns
+    beyond those (at most 30 more)."""
+    if wide:
+        return 34
+    width = 18
+    if display > 79:
+        spare = min(display - 79, 50)
+        width += min(30, spare - min(20, spare * 2 // 3))
+    return width
+
+
+def table(mode, ads, totals_only, width=None, wide=False):
+    """The table condor_status prints of ``mode``'s ads: HTCondor's built-in view of the
+    mode, its heading then a blank line then the rows (no summary: HTCondor keeps none
+    for these ads). ``width``: the display's columns (None: a pipe or -wide, taken as 80
+    columns unless ``wide``); ``wide``: HTCondor's wide display (-wide, -wide:N over 100).
+    -negotiator's Name column is 12 wide at least and grows to the longest name, fitted
+    to a terminal that is not wide as the slot table's (``cropped``); -collector's
+    Machine column is ``collector_machine_width`` wide, a longer name overflowing it
+    (growing it on a wide display)."""
+    from gridtools.cli.condor import machineviews, printmask
+    if not ads or totals_only:
+        return ""
     mask = printmask.parse(COLLECTOR_FORMAT if mode == "collector" else NEGOTIATOR_FORMAT,
                            truncate=False, tool="condor_status")
-    text, summary = printformat.status_table(mask, ads, totals_only, lambda: "")
-    return text + summary
+    column = next(col for col in mask.columns if col.expr == ("Machine" if mode == "collector" else "Name"))
+    column.left = True
+    if mode == "collector":
+        column.width = collector_machine_width(79 if width is None else width - 1, wide)
+        column.auto = wide
+    else:
+        column.width = 12
+        if width is not None and not wide:
+            longest = max(column.width, *(len(_name(ad)) for ad in ads))
+            fitted = machineviews.cropped(longest, NEGOTIATOR_FIXED, width - 1)
+            if fitted < longest:            # (cut to what the display leaves it)
+                column.width, column.auto, column.notrunc = fitted, False, False
+    head, rows = mask.table(ads)
+    return head + "\n" + "".join(rows)
+
+
+def _name(ad):
+    value = ad.eval("Name")
+    return value if isinstance(value, str) else ""

@@ -3,9 +3,11 @@ makes from the job queue, submitters and the schedd, are ``submitters``').
 
 Layouts follow HTCondor's condor_status:
 
-- slots: ``Name OpSys Arch State Activity LoadAv Mem ActvtyTime`` (Name as
-  wide as the longest name, at most 34 characters; State and Activity as
-  wide as their longest value, Arch 8 and Mem 6), a blank line, then the summary per
+- slots: ``Name OpSys Arch State Activity LoadAv Mem ActvtyTime`` (Name 34
+  characters wide at least and as wide as the longest name, cut only to fit a
+  display that is not wide: ``cropped``; State and Activity as wide as their
+  longest value, Arch 8 and Mem 6; LoadAv the slot's CondorLoadAvg, the load of
+  its job), a blank line, then the summary per
   ``Arch/OpSys`` and in total: ``Total Owner Claimed Unclaimed Matched
   Preempting Drain Backfill BkIdle``;
 - ``-run`` (``-claimed``): ``Name OpSys Arch LoadAv RemoteUser
@@ -43,7 +45,8 @@ _TOTAL_HEAD = ("%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s"
 _RUN_HEAD = "%9.9s  %11.11s  %11.11s  %11.11s" % ("Machines", "MIPS", "KFLOPS", "AvgLoadAvg")
 #: seconds a query waits for the first status of a daemon that has just started
 FIRST_STATUS_WAIT = 10.0
-#: widest Name column of the slot table
+#: narrowest Name column of the slot tables (HTCondor's ``WIDTH -34 FIT``: it grows to
+#: the longest name)
 NAME_WIDTH = 34
 #: narrowest key column of the summary
 KEY_WIDTH = 14
@@ -180,8 +183,8 @@ def cropped(name_w, fixed, fit):
 def _columns(mode, ads, now, fit=None):
     """(headers, widths, alignments, rows) of the slot table (its Name column fitted to
     ``fit``: ``cropped``)."""
-    longest = max((len(_text(ad, "Name")) for ad in ads), default=4)
-    name_w = max(4, min(NAME_WIDTH, longest))
+    longest = max((len(_text(ad, "Name")) for ad in ads), default=0)
+    name_w = max(NAME_WIDTH, longest)
     name_w = cropped(name_w, FIXED_AFTER_NAME["run" if mode == "run" else "slots"], fit)
     rows = []
     for ad in ads:
@@ -441,8 +444,8 @@ def _cells(columns, ad):
 def _print_mask(columns, ads, fit=None, fixed=0):
     """Rows of a fixed print mask: (heading, width, alignment, kind, getter) per column;
     kind "auto" widens the column to its longest value (a value never shorter than the
-    heading), "fit" narrows it to the longest value (the Name column, then fitted to
-    the display: ``cropped(width, fixed, fit)``), "trunc" cuts a value to the width,
+    heading), "fit" widens it so too (the Name column, then fitted to the display:
+    ``cropped(width, fixed, fit)``, a longer value cut), "trunc" cuts a value to the width,
     "fixed" lets a longer value overflow (as printf's %5s)."""
     rows = [_cells(columns, ad) for ad in ads]
     widths = []
@@ -451,7 +454,7 @@ def _print_mask(columns, ads, fit=None, fixed=0):
         if kind == "auto":
             width = max(width, len(head), longest)
         elif kind == "fit":
-            width = cropped(max(len(head), min(width, longest)), fixed, fit)
+            width = cropped(max(width, len(head), longest), fixed, fit)
         widths.append(width)
 
     def line(cells):
@@ -465,7 +468,9 @@ def _print_mask(columns, ads, fit=None, fixed=0):
 
 
 def _load_text(ad):
-    value = _number(ad, "LoadAvg")
+    """The LoadAv column: the slot's CondorLoadAvg (the load of its job, 0 for an idle
+    slot), as HTCondor's slot tables show it; -run's summary averages LoadAvg."""
+    value = _number(ad, "CondorLoadAvg")
     return "??" if value is None else "%.3f" % value
 
 

@@ -421,7 +421,7 @@ def render(opts, snap, now):
     if opts.json:
         return adformat.json_form(ads)
     if opts.xml:
-        return adformat.xml_form(ads)
+        return adformat.xml_form(ads, blank_after=True)
     from gridtools.cli.condor import table_width
     width = table_width(opts.wide)
     if opts.print_format is not None:
@@ -447,7 +447,7 @@ def _mode_table(opts, ads, now, totals_only, width):
         return gpus_compact_table(ads, totals_only=totals_only, key_min=key_min)
     if opts.mode in ("collector", "negotiator"):
         from gridtools.cli.condor import daemonads
-        return daemonads.table(opts.mode, ads, totals_only)
+        return daemonads.table(opts.mode, ads, totals_only, width, wide)
     if opts.mode in ("startd", "any", "other") or (opts.gpus and opts.mode == "slots"):
         from gridtools.cli.condor import statusviews
         return statusviews.view("any" if opts.mode == "other" else opts.mode, opts.gpus, ads, totals_only, key_min)

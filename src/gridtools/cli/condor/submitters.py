@@ -236,5 +236,8 @@ def schedd_table(ads, totals_only=False, key_min=KEY_WIDTH, fit=None):
                 for a in ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs")]
         out.append(("\n" if not totals_only else "") + " " * key_min + "%18s %18s %18s\n" %
                    ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs") + "\n")
+        # HTCondor keys every schedd ad " " and prints no figures after a key, only after
+        # Total: the key's line is the key column's blanks alone
+        out.append(" " * key_min + "\n")
         out.append("Total".rjust(key_min) + "%18d %18d %18d\n" % tuple(sums))
     return "".join(out)
