@@ -195,10 +195,6 @@ def changes_of(p):
     return changes
 
 
-#: the start of the refusal of a -q or -masterq naming no queue: the same for qalter as
-#: for qsub (Grid Engine's qmaster checks both with one function)
-UNKNOWN_QUEUE = "Job was rejected because job requests unknown queue "
-
 
 def _check_names(changes):
     """Queues, PE, checkpointing environment, project and resource values must exist and parse."""
@@ -216,21 +212,10 @@ def _check_names(changes):
     try:
         submit.check_request(probe)
     except submit.Rejected as exc:
-        text = str(exc)
-        if text.startswith((UNKNOWN_QUEUE, '"job" rejected: ')):   # Grid Engine's qmaster says it so to qalter too
-            raise GridError(text) from None
-        for head in ("job rejected: ", "Job was rejected because job ", "Job was rejected because "):
-            if text.startswith(head):
-                text = text[len(head):]
-                break
-        text = text[len("requests "):] if text.startswith("requests ") else text
-        if text.startswith("the requested checkpointing environment"):
-            # (Grid Engine's qmaster answers qalter so, without "denied:")
-            raise GridError(text[len("the requested "):]) from None
-        # (an unknown PE: qsub's words name "the requested" one, the qmaster's answer to
-        # qalter names the object alone)
-        text = text[len("the requested "):] if text.startswith("the requested parallel environment") else text
-        raise GridError(f"denied: {text}") from None
+        # (in the words Grid Engine's qmaster answers qalter with, as the daemon's own
+        # check of a change words them)
+        from gridtools.formats.jobcheck import alter_words
+        raise GridError(alter_words(str(exc))) from None
     if "resources" in changes:
         changes["resources"] = {part: probe["resources"][part] for part in changes["resources"]}
 
