@@ -119,7 +119,8 @@ def test_the_notify_signal_reaches_a_job_on_a_pty(cell, workdir):
     """qmod -sj of a -notify job on a pty: the job's own SIGUSR1 trap runs (the shepherd
     signals the process it started, which passes the signal on)."""
     ready, got = os.path.join(workdir, "ready"), os.path.join(workdir, "got")
-    command = (f"trap 'echo usr1 > {got}' USR1; touch {ready}; "
+    # (the note is written whole before it is there: the loop must not read it half made)
+    command = (f"trap 'echo usr1 > {got}.new; mv {got}.new {got}' USR1; touch {ready}; "
                f"while [ ! -e {got} ]; do sleep 0.1; done; cat {got}; exit 5")
 
     def suspend_once_ready():
