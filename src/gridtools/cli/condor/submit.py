@@ -36,7 +36,7 @@ import time
 
 from gridtools import cell
 from gridtools.cli import ask
-from gridtools.cli.condor import access
+from gridtools.cli.condor import access, submit_unused
 from gridtools.cli.identity import submitter as identity
 from gridtools.errors import GridError, InputError
 from gridtools.formats import jobcheck
@@ -209,7 +209,6 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     if not ads and warnings is not None and not opts["terse"]:
         warnings.append(EMPTY_QUEUE.format(source=source))
     if ads and warnings is not None and not opts.get("interactive"):
-        from gridtools.cli.condor import submit_unused
         if submit_unused.warn_unused_on(opts, knobs):
             warnings.extend(submit_unused.unused_lines(desc, "\n".join([text, *opts["append"]])))
     return sorted(clusters.items())
