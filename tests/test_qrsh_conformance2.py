@@ -10,6 +10,7 @@ import re
 import select
 import signal
 import subprocess
+import time
 
 import pytest
 from conftest import wait_for
@@ -52,6 +53,19 @@ def _qrsh_job(cell, state):
                 return int(fields[0])
         return None
     return wait_for(found)
+
+
+def _read_until(stream, end, timeout=15):
+    """What ``stream`` (a pipe) says up to and including ``end``, read without blocking
+    past ``timeout`` seconds."""
+    got, deadline = b"", time.monotonic() + timeout
+    while not got.endswith(end):
+        ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, got
+        chunk = os.read(stream.fileno(), 1)
+        assert chunk, got
+        got += chunk
+    return got
 
 
 def _running(cell, proc):
@@ -108,10 +122,13 @@ def test_an_interrupted_waiting_qrsh_says_its_request_was_canceled(cell, workdir
     _fill_slots(cell, workdir)
     proc = _qrsh(cell, workdir, "-now", "n", "-verbose", "exit", "5")
     jid = _qrsh_job(cell, "qw")
+    # (qrsh waits once the daemon took its job in and it said so: qstat shows a request
+    # before the daemon has answered it)
+    said = _read_until(proc.stderr, b"to be scheduled ...")
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=10)
     assert proc.returncode == 1
-    assert err == b"waiting for interactive job to be scheduled ...\nRequest for interactive job has been canceled.\n"
+    assert said + err == b"waiting for interactive job to be scheduled ...\nRequest for interactive job has been canceled.\n"
     wait_for(lambda: state_of(cell, jid) is None, 5)
 
 
