@@ -72,6 +72,9 @@ OPTIONS:
  -x                        (disable X11 forwarding)
 """
 
+#: seconds a job the schedd says is running may take to record its process, and
+#: between two looks at it meanwhile (with or without -auto-retry)
+STARTING_WAIT, STARTING_STEP = 10.0, 0.1
 #: seconds between two looks at a job that is not running yet (-auto-retry)
 RETRY_EVERY = 0.5
 #: the directories sessions keep in the job's scratch directory (HTCondor's names:
@@ -164,7 +167,7 @@ def _wait_running(opts):
     waiting for it with -auto-retry)."""
     from gridtools.cli.condor import queue
     cluster, proc = opts.job
-    said = False
+    said, starting = False, None
     while True:
         found, snap = _find(cluster, proc)
         if found is None:
@@ -179,6 +182,12 @@ def _wait_running(opts):
             process = _job_process(found)
             if process is not None:
                 return found, process, _interactive(found, snap)
+            # (running as the schedd says, its process not recorded yet: it is starting,
+            # as a starter that is not yet ready to take a session)
+            starting = starting if starting is not None else time.monotonic() + STARTING_WAIT
+            if time.monotonic() < starting:
+                time.sleep(STARTING_STEP)
+                continue
         elif found.status not in (queue.IDLE, queue.SUSPENDED):
             raise GridError(f"Job {cluster}.{proc} is not running.", 1)
         if not opts.auto_retry:
