@@ -132,7 +132,7 @@ def test_priority_reorders_pending_jobs(cell, workdir):
     proc = cell.run("qalter", "-p", "-100", str(first))
     assert proc.stdout == f"root@{cell.host} sets scheduling priority of job {first} to -100\n"
     assert field_of(cell, first, "priority") == "-100"
-    wait_for(lambda: listed().index(second) < listed().index(first))
+    wait_for(lambda: listed().index(second) < listed().index(first), timeout=30)
     cell.run("qdel", str(busy[0]), check=True)
     wait_for(lambda: running(cell, second))
     time.sleep(0.3)
