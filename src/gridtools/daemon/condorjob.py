@@ -272,7 +272,8 @@ def _held_later_procs(job):
     found = []
     for number in range(2, len(stored) + 1):
         mine = stored[number - 1]
-        if not isinstance(mine, str) or not mine or jobads.parsed_ad(mine).lookup("JobStatus") is None:
+        if not isinstance(mine, str) or "jobstatus" not in mine.lower() \
+                or jobads.parsed_ad(mine).lookup("JobStatus") is None:      # (most name none: not parsed)
             continue
         ad = jobads.proc_ad(stored, number)
         if _int(ad.eval("JobStatus")) != int(jobads.JobStatus.HELD):
