@@ -7,6 +7,7 @@ without tearing the interpreter down; the hot modules import no ``os`` and no
 ``re``. Each of these is compared here with what it replaces.
 """
 
+import glob
 import io
 import marshal
 import os
@@ -331,6 +332,13 @@ def test_hot_commands_import_nothing_heavy(big_cell):
     parsed = os.path.join(big_cell.root, "parsed.sub")
     with open(parsed, "w") as fh:
         fh.write("executable = /bin/true\nrank = -Memory\nRequestMemory = 1.5 * 1024\nhold = true\nqueue\n")
+    # a user log and macros in file names (dask-jobqueue's HTCondorCluster): the log is made
+    # without importing os
+    logged = os.path.join(big_cell.root, "logged.sub")
+    with open(logged, "w") as fh:
+        fh.write("executable = /bin/true\nMY.JobId = \"$(ClusterId).$(ProcId)\"\n"
+                 f"log = {big_cell.root}/logged-$(ClusterId).log\n"
+                 f"output = {big_cell.root}/out-$F(MY.JobId).out\nhold = true\nqueue\n")
     # condor_q of one job's attributes (parsl's status poll) and qstat -j (toil's) read the job
     # store, nothing more
     for command, allowed in ((["qsub", "-h", "-b", "y", "true"], set()), (["qstat"], set()),
@@ -338,7 +346,7 @@ def test_hot_commands_import_nothing_heavy(big_cell):
                              (["qstat", "-j", job], STORE),
                              (["qhold", job], STORE), (["qdel", job], STORE),
                              (["condor_submit", one], set()), (["condor_submit", exprs], set()),
-                             (["condor_submit", parsed], set())):
+                             (["condor_submit", parsed], set()), (["condor_submit", logged], set())):
         wait_for(lambda: not [n for n in unanswered(big_cell.root) if n.endswith(".submit")])
         loaded, proc = _modules([os.path.join(BIN, command[0])] + command[1:], env)
         assert proc.returncode == 0, (command, proc.stderr[-500:])
@@ -353,6 +361,8 @@ def test_hot_commands_import_nothing_heavy(big_cell):
         evaluating = {"gridtools.classad." + name for name in ("evaluator", "operators", "functions", "ad")}
         if exprs in command:
             assert not loaded & (evaluating | {"gridtools.classad.parser"}), sorted(loaded & evaluating)
+        if logged in command:
+            assert glob.glob(os.path.join(big_cell.root, "logged-*.log")), proc.stdout
         if parsed in command:
             assert "gridtools.classad.parser" in loaded and not loaded & evaluating, sorted(loaded & evaluating)
 

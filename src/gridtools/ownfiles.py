@@ -28,18 +28,19 @@ makes it the working folder. ``open_text`` opens such a file as a Python file.
 it must be a regular file of the caller's own, reached without a link.
 """
 
-import errno
-import os
+import posix
 import stat
 
+from gridtools import ospaths
+
 #: the flags of open_text's modes
-MODES = {"w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND}
+MODES = {"w": posix.O_WRONLY | posix.O_CREAT | posix.O_TRUNC, "a": posix.O_WRONLY | posix.O_CREAT | posix.O_APPEND}
 
 
 #: the most links one path may go through (the kernel's MAXSYMLINKS)
 MAX_LINKS = 40
 #: how a folder of the path is held while the walk goes on (no read right needed)
-_FOLDER = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FOLDER = posix.O_PATH | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC
 
 
 def open_own(path, how, mode=0o644, follow_last=True):
@@ -49,18 +50,18 @@ def open_own(path, how, mode=0o644, follow_last=True):
     for _ in range(3):
         folder, name, _where, wary = _walk(path, follow_last=follow_last)
         try:
-            if how & os.O_CREAT and name:
-                held = os.fstat(folder)
+            if how & posix.O_CREAT and name:
+                held = posix.fstat(folder)
                 if wary or held.st_mode & stat.S_IWOTH:
                     return _open_shared(folder, held, name, how, mode, wary, path)
-            return os.open(name or ".", how | os.O_NOFOLLOW, mode, dir_fd=folder)
+            return posix.open(name or ".", how | posix.O_NOFOLLOW, mode, dir_fd=folder)
         except OSError as exc:
-            if exc.errno != errno.ELOOP:
+            if exc.errno != _errno("ELOOP"):
                 raise _named(exc, path) from None
             # (a link made there since it was looked at: walked again, by the rule)
         finally:
-            os.close(folder)
-    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+            posix.close(folder)
+    raise _error(OSError, "ELOOP", path)
 
 
 def _open_shared(folder, held, name, how, mode, wary, path):
@@ -68,29 +69,29 @@ def _open_shared(folder, held, name, how, mode, wary, path):
     what is there already must be the caller's or root's, or in a sticky folder not
     planted its owner's (PermissionError). The open never waits (a FIFO is looked at
     first) and empties a file only once it is known to be one that may be written."""
-    me = os.geteuid()
+    me = posix.geteuid()
     try:
-        there = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        there = posix.stat(name, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         there = None
     if there is not None and not stat.S_ISLNK(there.st_mode) and not _trusted(there.st_uid, held, wary):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)     # (not even opened)
-    quick = os.O_NONBLOCK
+        raise _error(PermissionError, "EACCES", path)     # (not even opened)
+    quick = posix.O_NONBLOCK
     if there is not None and stat.S_ISFIFO(there.st_mode) and there.st_uid == me:
         quick = 0                       # (the caller's own FIFO: waited on, as a qrsh client's)
-    fd = os.open(name, (how & ~os.O_TRUNC) | os.O_NOFOLLOW | quick, mode, dir_fd=folder)
+    fd = posix.open(name, (how & ~posix.O_TRUNC) | posix.O_NOFOLLOW | quick, mode, dir_fd=folder)
     try:
-        found = os.fstat(fd)
+        found = posix.fstat(fd)
         if not _trusted(found.st_uid, held, wary):
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
-        if how & os.O_TRUNC and stat.S_ISREG(found.st_mode):
-            os.ftruncate(fd, 0)
-        if quick and not how & os.O_NONBLOCK:
+            raise _error(PermissionError, "EACCES", path)
+        if how & posix.O_TRUNC and stat.S_ISREG(found.st_mode):
+            posix.ftruncate(fd, 0)
+        if quick and not how & posix.O_NONBLOCK:
             import fcntl
-            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~posix.O_NONBLOCK)
         return fd
     except BaseException:
-        os.close(fd)
+        posix.close(fd)
         raise
 
 
@@ -99,7 +100,7 @@ def resolve_own(path):
     without links (its last name may be missing); PermissionError for a link the rule
     refuses, FileNotFoundError or NotADirectoryError for a folder that is not there."""
     folder, name, where, _wary = _walk(path)
-    os.close(folder)
+    posix.close(folder)
     return "/" + "/".join(where + [name] if name else where)
 
 
@@ -111,11 +112,11 @@ def is_own_dir(path):
     except OSError:
         return False
     try:
-        return stat.S_ISDIR(os.stat(name or ".", dir_fd=folder, follow_symlinks=False).st_mode)
+        return stat.S_ISDIR(posix.stat(name or ".", dir_fd=folder, follow_symlinks=False).st_mode)
     except OSError:
         return False
     finally:
-        os.close(folder)
+        posix.close(folder)
 
 
 def chdir_own(path):
@@ -123,28 +124,28 @@ def chdir_own(path):
     (entered by its descriptor: nothing swapped in after the walk is followed)."""
     fd = open_own(path, _FOLDER)
     try:
-        os.fchdir(fd)
+        posix.fchdir(fd)
     finally:
-        os.close(fd)
+        posix.close(fd)
 
 
 def move_aside_own(path, new_name):
     """Rename the file ``path`` to ``new_name`` (a name in the same folder), the folder
     walked as ``open_own`` walks it (nothing a planted link leads to is renamed), when
     it is a regular file of the caller's own; False when there is none such."""
-    fd = open_own(os.path.dirname(path) or ".", _FOLDER)
+    fd = open_own(ospaths.dirname(path) or ".", _FOLDER)
     try:
-        name, other = os.path.basename(path), os.path.basename(new_name)
+        name, other = ospaths.basename(path), ospaths.basename(new_name)
         try:
-            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            info = posix.stat(name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
             return False
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != posix.geteuid():
             return False
-        os.replace(name, other, src_dir_fd=fd, dst_dir_fd=fd)
+        posix.replace(name, other, src_dir_fd=fd, dst_dir_fd=fd)
         return True
     finally:
-        os.close(fd)
+        posix.close(fd)
 
 
 def remove_planted(path):
@@ -153,24 +154,24 @@ def remove_planted(path):
     and the kernel's rules deciding whether the caller may (its own folder, one it may
     write that is not sticky); True when one was removed."""
     try:
-        fd = open_own(os.path.dirname(path) or ".", _FOLDER)
+        fd = open_own(ospaths.dirname(path) or ".", _FOLDER)
     except OSError:
         return False
     try:
-        name = os.path.basename(path)
+        name = ospaths.basename(path)
         try:
-            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            info = posix.stat(name, dir_fd=fd, follow_symlinks=False)
         except OSError:
             return False
-        if stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid():
+        if stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode) and info.st_uid == posix.geteuid():
             return False
         try:
-            os.unlink(name, dir_fd=fd)
+            posix.unlink(name, dir_fd=fd)
         except OSError:
             return False
         return True
     finally:
-        os.close(fd)
+        posix.close(fd)
 
 
 def makedirs_own(path, mode=0o777):
@@ -178,10 +179,10 @@ def makedirs_own(path, mode=0o777):
     as ``open_own`` does; an OSError when one cannot be made or is not a folder."""
     folder, name, _where, _wary = _walk(path, make=mode)
     try:
-        if name and not stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
-            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+        if name and not stat.S_ISDIR(posix.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
+            raise _error(NotADirectoryError, "ENOTDIR", path)
     finally:
-        os.close(folder)
+        posix.close(folder)
 
 
 def _walk(path, make=None, follow_last=True):
@@ -190,9 +191,9 @@ def _walk(path, make=None, follow_last=True):
     way followed when the rule allows it. The last name is "" when the path ends at a
     folder ("/", "..") and may be missing; with ``make`` (a mode) the missing folders,
     the last one too, are made."""
-    path = os.fspath(path)
+    path = posix.fspath(path)
     if not path:
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        raise _error(FileNotFoundError, "ENOENT", path)
     folder, where = _start(path)
     warys = [False] * len(where)        # (of each folder of ``where``: planted)
     pending = _parts(path)
@@ -206,32 +207,44 @@ def _walk(path, make=None, follow_last=True):
                 continue
             info = _look(folder, name, make, not pending)
             if info is not None and stat.S_ISLNK(info.st_mode) and not pending and not follow_last:
-                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+                raise _error(OSError, "ELOOP", path)
             if info is not None and stat.S_ISLNK(info.st_mode):
                 links += 1
                 if links > MAX_LINKS:
-                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+                    raise _error(OSError, "ELOOP", path)
                 _may_follow(folder, info, path, bool(warys and warys[-1]))
-                target = os.readlink(name, dir_fd=folder)
+                target = posix.readlink(name, dir_fd=folder)
                 if target.startswith("/"):
                     fresh, where = _start(target)
-                    os.close(folder)
+                    posix.close(folder)
                     folder, warys = fresh, []
                 pending[:0] = _parts(target)
                 continue
             if not pending:
                 return folder, name, where, bool(warys and warys[-1])
-            held = os.fstat(folder)
+            held = posix.fstat(folder)
             folder = _enter(folder, name)
             where = where + [name]
-            warys = warys + [_planted(held, os.fstat(folder), bool(warys and warys[-1]))]
+            warys = warys + [_planted(held, posix.fstat(folder), bool(warys and warys[-1]))]
         return folder, "", where, bool(warys and warys[-1])
     except OSError as exc:
-        os.close(folder)
+        posix.close(folder)
         raise _named(exc, path) from None
     except BaseException:
-        os.close(folder)
+        posix.close(folder)
         raise
+
+
+def _errno(name):
+    """The number of error ``name`` (errno is imported only on the way to an error)."""
+    import errno
+    return getattr(errno, name)
+
+
+def _error(kind, name, path, words=None):
+    """An exception ``kind`` of error ``name`` on ``path``, in ``words`` or the system's."""
+    number = _errno(name)
+    return kind(number, words or posix.strerror(number), path)
 
 
 def _named(exc, path):
@@ -244,9 +257,9 @@ def _named(exc, path):
 def _start(path):
     """(descriptor, names) of where a walk of ``path`` begins: / or the working folder."""
     if path.startswith("/"):
-        return os.open("/", _FOLDER), []
-    fd = os.open(".", _FOLDER)
-    return fd, [n for n in os.getcwd().split("/") if n]
+        return posix.open("/", _FOLDER), []
+    fd = posix.open(".", _FOLDER)
+    return fd, [n for n in posix.getcwd().split("/") if n]
 
 
 def _parts(path):
@@ -257,24 +270,24 @@ def _look(folder, name, make, last):
     """lstat of ``name`` in ``folder``; when it is missing: made when ``make`` (a mode) is
     given, else None for the ``last`` name of the path, else FileNotFoundError."""
     try:
-        return os.stat(name, dir_fd=folder, follow_symlinks=False)
+        return posix.stat(name, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         if make is None and last:
             return None
         if make is None:
             raise
     try:
-        os.mkdir(name, make, dir_fd=folder)
+        posix.mkdir(name, make, dir_fd=folder)
     except FileExistsError:
         pass
-    return os.stat(name, dir_fd=folder, follow_symlinks=False)
+    return posix.stat(name, dir_fd=folder, follow_symlinks=False)
 
 
 def _enter(folder, name):
     """The descriptor of folder ``name`` of ``folder`` (which is closed then); no link is
     entered (NotADirectoryError: it became one since it was looked at)."""
-    entered = os.open(name, _FOLDER, dir_fd=folder)
-    os.close(folder)
+    entered = posix.open(name, _FOLDER, dir_fd=folder)
+    posix.close(folder)
     return entered
 
 
@@ -282,9 +295,9 @@ def _may_follow(folder, link, path, wary):
     """PermissionError unless the ``link`` (its lstat) in ``folder`` may be followed: in
     a sticky folder anyone may write, only one of the caller's or of the folder's owner;
     in another folder anyone may write, or a planted one (``wary``), only the caller's."""
-    held = os.fstat(folder)
+    held = posix.fstat(folder)
     if (wary or held.st_mode & stat.S_IWOTH) and not _trusted(link.st_uid, held, wary):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+        raise _error(PermissionError, "EACCES", path)
 
 
 def _planted(held, entered, wary):
@@ -298,7 +311,7 @@ def _trusted(uid, held, wary):
     """True when what user ``uid`` made in the folder ``held`` (its fstat; planted when
     ``wary``), a folder others may write, may be used: the caller's own, root's, and in
     a sticky folder not planted its owner's."""
-    if uid in (os.geteuid(), 0):
+    if uid in (posix.geteuid(), 0):
         return True
     return bool(held.st_mode & stat.S_ISVTX) and uid == held.st_uid and not wary
 
@@ -307,39 +320,39 @@ def open_text(path, how="w", mode=0o644, binary=False):
     """``path`` opened for writing (``how``: "w" or "a") as ``open_own`` opens it; a text
     file in UTF-8, or a binary one."""
     fd = open_own(path, MODES[how], mode)
-    return os.fdopen(fd, how + "b") if binary else os.fdopen(fd, how, encoding="utf-8")
+    return open(fd, how + "b") if binary else open(fd, how, encoding="utf-8")
 
 
 def _own(fd, path):
     """PermissionError unless ``fd`` is a regular file of the caller's own."""
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
-        raise PermissionError(errno.EACCES, "not a file of your own", path)
+    st = posix.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != posix.geteuid():
+        raise _error(PermissionError, "EACCES", path, "not a file of your own")
 
 
 def claim(path):
     """Make ``path`` when it is missing (the caller's, so that no other user makes it
     first); PermissionError when it is there and not a regular file of the caller's own
     reached without a link."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    fd = posix.open(path, posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK, 0o644)
     try:
         _own(fd, path)
     finally:
-        os.close(fd)
+        posix.close(fd)
 
 
 def read_trusted(path, binary=False):
     """What ``path`` holds (bytes, or text with undecodable bytes replaced) when it is a
     regular file of the caller's own reached without a link; PermissionError otherwise."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    fd = posix.open(path, posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK)
     try:
         _own(fd, path)
-        with os.fdopen(fd, "rb") as fh:
+        with open(fd, "rb") as fh:
             fd = None
             data = fh.read()
     finally:
         if fd is not None:
-            os.close(fd)
+            posix.close(fd)
     return data if binary else data.decode("utf-8", "replace")
 
 
@@ -348,16 +361,16 @@ def write_replacing(path, text):
     link or file another user planted there is written through), which then takes its
     name."""
     import tempfile
-    folder, name = os.path.split(path)
+    folder, name = ospaths.dirname(path), ospaths.basename(path)
     fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with open(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
+        posix.chmod(temporary, 0o644)
+        posix.replace(temporary, path)
     except BaseException:
         try:
-            os.unlink(temporary)
+            posix.unlink(temporary)
         except OSError:
             pass
         raise
