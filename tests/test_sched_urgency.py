@@ -21,10 +21,20 @@ def test_serial_job_gets_the_slot_urgency():
 
 
 def test_numeric_requests_count_amount_times_slots():
-    """A 4-slot job with h_vmem=2 (per slot) and license=3 (per job):
-    1000*4 + 0.5*2*4 + 100*3 = 4304."""
+    """A 4-slot job with h_vmem=2 (per slot) and license=3 (a per-job consumable): Grid
+    Engine multiplies every numeric request by the slots, the per-job one too:
+    1000*4 + 0.5*2*4 + 100*3*4 = 5204."""
     requests = (Request("h_vmem", 2.0), Request("license", 3.0, per_slot=False))
-    assert resource_contribution(4, requests, COMPLEXES) == 4304.0
+    assert resource_contribution(4, requests, COMPLEXES) == 5204.0
+
+
+def test_deadline_contribution_counts_whole_seconds_left():
+    """weight_deadline 3,600,000 over 1,800.7 s left: whole seconds, 1,800 (2,000); under
+    a second left counts as one."""
+    config = PolicyConfig()
+    job = PolicyJob(1, "alice", deadline=2800.7, deadline_user=True)
+    assert urgency(job, COMPLEXES, config, 1000.9).dlcontr == 2000.0
+    assert urgency(job, COMPLEXES, config, 2800.2).dlcontr == 3600000.0
 
 
 def test_string_requests_add_the_urgency_once_and_unknown_or_zero_add_nothing():

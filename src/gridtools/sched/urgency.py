@@ -120,7 +120,9 @@ def resource_contribution(slots, requests, complexes):
         if not cx.numeric:
             total += cx.urgency
         else:
-            total += cx.urgency * request.amount * (slots if request.per_slot else 1)
+            # (every numeric request times the slots, a per-job consumable's too, as
+            # Grid Engine's centry_urgency_contribution counts it)
+            total += cx.urgency * request.amount * slots
     return total
 
 
@@ -136,7 +138,8 @@ def waiting_contribution(job, config, now):
 def deadline_contribution(job, config, now):
     if job.deadline is None or not job.deadline_user:
         return 0.0
-    return config.weight_deadline / max(1.0, job.deadline - now)
+    # (whole seconds left, at least one, as Grid Engine's sge_urgency counts them)
+    return config.weight_deadline / max(1, int(job.deadline) - int(now))
 
 
 def urgency(job, complexes, config, now):
