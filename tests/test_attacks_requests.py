@@ -272,6 +272,33 @@ def test_malformed_requests_of_every_kind_are_refused(cell, workdir, users, kind
     _queries_work(cell, users)
 
 
+OWN_BAD_CHANGES = [
+    {"resources": {"hard": [1]}},
+    {"resources": {"hard": {"slots": [2]}}},
+    {"resources": {"soft": "x"}},
+    {"resources": ["hard"]},
+]
+
+
+@pytest.mark.parametrize("changes", OWN_BAD_CHANGES, ids=[str(c)[:40] for c in OWN_BAD_CHANGES])
+def test_malformed_changes_of_ones_own_job_are_refused_in_one_line(cell, workdir, users, changes):
+    """The owner passes the rights check: the shape of each change is refused in words,
+    not as an internal failure."""
+    alice = users[0]
+    jid = _held_job(cell, alice, workdir)
+    pid = daemon_pid(cell)
+    _name, answer = forge_request(cell, alice, "alter", {
+        "targets": [{"id": jid, "tasks": None}], "changes": changes, "context_ops": [],
+        "hold_add": "", "hold_remove": ""})
+    assert answer is not None, "no answer"
+    code, out, err = answer
+    text = out + err
+    assert code != 0 and text.count("\n") == 1 and text.startswith(("error: ", "denied: ")), text
+    assert "could not be applied" not in text and not re.search(r"has no attribute|Traceback", text), text
+    assert alive(pid) and daemon_pid(cell) == pid
+    assert cell.task_states(jid).get(1) in (None, "pending")
+
+
 def _fill_ids(body, jid):
     """Point the sample bodies at a real job of the victim."""
     if isinstance(body, dict):

@@ -190,7 +190,9 @@ def _slots_as_pe(state, job, changes):
     ``cli.sge.submit.slots_as_pe``); refused in Grid Engine's words when the cell has
     none. A job with a PE keeps its count."""
     from gridtools.formats.sge import pe as pe_format
-    text = ((changes.get("resources") or {}).get("hard") or {}).get("slots")
+    resources = changes.get("resources")
+    hard = resources.get("hard") if isinstance(resources, dict) else None
+    text = hard.get("slots") if isinstance(hard, dict) else None   # (other shapes: refused later)
     if text is None or "pe" in changes or job.spec.get("pe"):
         return
     try:
