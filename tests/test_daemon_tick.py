@@ -709,3 +709,23 @@ def test_a_costly_attribute_is_remembered_for_its_job_not_for_a_later_job_of_the
     assert condorjob.attr_value(again, plain, "DeferralTime") == 1234
     condorjob.forget_costly(first)
     assert condorjob.attr_value(first, plain, "DeferralTime") == 1234
+
+
+def test_an_end_is_published_within_a_second_however_long_the_last_publication_took(ticking):
+    """Ends and starts are coalesced in publications that may take a tenth of the daemon's
+    time, but they show within PUBLISH_LATEST of the last one even after a publication that
+    took seconds (a large status on a loaded machine)."""
+    import time
+    cell, daemon, fake = ticking
+    jid = submit(cell)
+    daemon.tick()
+    assert cell.task_states(jid) == {1: "running"}
+    assert f"{jid} " in cell.run("qstat", cwd="/tmp").stdout
+    fake.finish(jid, 1)
+    daemon.publish_cost, daemon.published = 5.0, time.time()
+    began = time.time()
+    while f"{jid} " in cell.run("qstat", cwd="/tmp").stdout and time.time() - began < 4:
+        daemon.tick()
+        time.sleep(0.05)
+    assert time.time() - began < 2.0         # (PUBLISH_LATEST, 1 s, and the last tick)
+    assert f"{jid} " not in cell.run("qstat", cwd="/tmp").stdout

@@ -42,6 +42,7 @@ DELETE_RETRY = 0.1          # seconds between tries to tell a deleting task's sh
 FULL_PASS_EVERY = 1.0
 PUBLISH_EVERY = 0.25        # least seconds between two status snapshots (coalesces bursts)
 PUBLISH_SHARE = 0.1         # most share of the time publishing ends and starts may take
+PUBLISH_LATEST = 1.0        # ... but never more seconds than this between two of them
 WRITE_RETRY = 1.0           # seconds between retries of what a full or read-only spool refused
 CELL_CHECK = 5.0            # most seconds between two looks whether the cell still exists
 #: seconds from a pass that put off some jobs' matching (an owner's took the evaluation
@@ -518,13 +519,16 @@ class Daemon:
     def _next_publication(self):
         """When ends and starts may next be published: PUBLISH_EVERY after the last
         publication, or later when publishing a long status costs more than
-        PUBLISH_SHARE of the time (what clients asked for is published at once)."""
-        return self.published + max(PUBLISH_EVERY, self.publish_cost / PUBLISH_SHARE)
+        PUBLISH_SHARE of the daemon's time, but at most PUBLISH_LATEST after it (what
+        clients asked for is published at once). The cost is the CPU time the daemon
+        spent publishing: a machine busy with other work does not stretch the wait."""
+        wait = min(PUBLISH_LATEST, max(PUBLISH_EVERY, self.publish_cost / PUBLISH_SHARE))
+        return self.published + wait
 
     def _publish(self, now):
         state = self.state
         crash.point("publish")
-        began = time.perf_counter()
+        began = time.thread_time()
         try:
             publish.publish(state, self.snap_queues, self.loads, now)
         except SpoolError as exc:
@@ -533,7 +537,7 @@ class Daemon:
             state.need_publish = True
             return
         self.published = now
-        self.publish_cost = time.perf_counter() - began
+        self.publish_cost = time.thread_time() - began
         crash.point("publish")
         faults.clear(state, (faults.WRITE, "status"), "status written again")
 
@@ -551,6 +555,8 @@ class Daemon:
         if arreq.check_errors(state, snap):
             snap = view.build(state, now, self.loads)
         self.snap_queues = snap.queues
+        if state.usage.ledger.end_pass():       # (usage counted per pass: this pass read it)
+            state.usage.dirty = True
         memo = self._memo(snap)
         decisions = state.condor.decide(state, self.dispatcher, snap, self.loads, now,
                                         memo=memo, pending_of=view.pending_of(state) if memo else None)
