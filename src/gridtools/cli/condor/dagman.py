@@ -60,7 +60,11 @@ Its progress goes to ``DAGFILE.dagman.out`` (the lines workflow tools read in
 HTCondor's DAGMan's words), with the warnings of the DAG's files and of the run,
 which DAGMAN_USE_STRICT may make fatal (``dagstrict``); with JOBSTATE_LOG every node event also goes to the
 job state log, with NODE_STATUS_FILE the node status file follows the DAG, with
-DOT the DAG is drawn (``dagfiles``). It removes the lock file when it
+DOT the DAG is drawn (``dagfiles``). When DAGFILE.dagman.out cannot be opened (a link
+or file another user left at its name in a shared folder is not written through), its
+lines go to the manager's standard error, DAGFILE.lib.err, instead (``Log``). A nodes log that is not
+a regular file of the DAG's owner's ends the DAG before anything runs, in HTCondor's
+DAGMan's words (``_monitor_nodes_log``). It removes the lock file when it
 ends, unless held. Exit status: 0 when every node (or the FINAL node)
 succeeded, 1 when some failed, it was removed or halted or another manager
 runs the DAG or a warning was fatal, the ABORT-DAG-ON RETURN value (else the
@@ -347,19 +351,45 @@ def parse_args(argv):
 
 
 class Log:
-    """DAGFILE.dagman.out: one time-stamped line per event."""
+    """DAGFILE.dagman.out: one time-stamped line per event. When the file cannot be
+    opened (``ownfiles.open_text`` refuses a link or a file another user left at its
+    name, or the folder cannot be written), that line and every later one go to the
+    manager's standard error (DAGFILE.lib.err) instead, after one line saying why: the
+    manager's messages are never dropped."""
 
     def __init__(self, path):
         self.path = path
+        self.failed = None              # why the file could not be opened, once it could not
 
     def __call__(self, text):
         stamp = time.strftime("%m/%d/%y %H:%M:%S")
-        from gridtools.ownfiles import open_text
+        line = f"{stamp} {text}\n"
+        if self.failed is None:
+            from gridtools.ownfiles import open_text
+            try:
+                with open_text(self.path, "a") as fh:
+                    fh.write(line)
+                return
+            except OSError as exc:
+                self.failed = exc.strerror or str(exc)
+                self._write(f"{stamp} ERROR: Can't open \"{os.path.abspath(self.path)}\" (the DAGMan log): "
+                            f"{self.failed}; its lines go to standard error\n")
+        self._write(line)
+
+    def error(self, text):
+        """An error the DAG's owner must see: in the DAGMan log and on stderr (DAGFILE.lib.err),
+        once when the log already goes there."""
+        self(text)
+        if self.failed is None:
+            self._write(text + "\n")
+
+    @staticmethod
+    def _write(line):
         try:
-            with open_text(self.path, "a") as fh:
-                fh.write(f"{stamp} {text}\n")
-        except OSError:
-            pass
+            sys.stderr.write(line)
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass                        # (standard error closed: nowhere left to say it)
 
 
 def out_file(dag_file, outfile_dir=""):
@@ -561,9 +591,8 @@ def _lock(opts, log):
         lock, holder = daglock.take(opts["lockfile"], own_job_id(), _size(opts["dag"] + ".nodes.log"))
     except GridError as exc:
         text = f"ERROR: {exc}; this DAG manager ends without running {opts['dag']}"
-        log(text)
+        log.error(text)
         log(exit_line(EXIT_FAILED))
-        sys.stderr.write(text + "\n")
         return None
     if lock is not None:
         if holder is not None:
@@ -577,10 +606,35 @@ def _lock(opts, log):
         who = f"pid {holder.pid}" + (f", job {holder.job}" if holder.job else "")
     text = (f"ERROR: another DAG manager ({who}) is running {opts['dag']} (lock file "
             f"{opts['lockfile']}); this one ends without running it")
-    log(text)
+    log.error(text)
     log(exit_line(EXIT_FAILED))
-    sys.stderr.write(text + "\n")
     return None
+
+
+def _monitor_nodes_log(path, log):
+    """Make the nodes log when it is missing, before anything of the DAG runs (as
+    HTCondor's DAGMan monitors it at its start): True when it is a regular file of the
+    DAG's owner's, reached without a link. Else (a link or a file another user left at its
+    name, in a folder where the owner may not remove it; a folder that cannot be written)
+    the DAG cannot run: that is said in HTCondor's DAGMan's words, in the DAGMan log and on
+    stderr (DAGFILE.lib.err), and False."""
+    import errno
+    from gridtools.ownfiles import claim
+    try:
+        claim(path)
+        return True
+    except OSError as exc:
+        why = ""
+        if os.path.lexists(path) and (isinstance(exc, PermissionError) or exc.errno == errno.ELOOP):
+            why = " (it is not a file of yours: what it says is not taken; a link there is not followed)"
+        number = exc.errno if exc.errno is not None else 0
+        texts = [f"ERROR: Unable to monitor log file <{path}>",
+                 f"Error ({number}, {exc.strerror or exc}) opening file {path} for creation or "
+                 f"truncation{why}",
+                 'ERROR "Fatal log file monitoring error!"']
+    for text in texts:
+        log.error(text)
+    return False
 
 
 def _size(path):
@@ -619,6 +673,8 @@ def _run(opts, log, removal, prog):
         log("Dumping rescue DAG and exiting because of -DumpRescue flag")
         runner.write_rescue()
         return 0, False
+    if not _monitor_nodes_log(runner.nodes_log, log):
+        return EXIT_FAILED, False
     runner.begin()
     if opts.get("recover_from") is not None:
         runner.recover(opts["recover_from"])
