@@ -257,6 +257,9 @@ SCHEDULER_UNIVERSE = 7
 #: that ended before their job began to execute, and the slot of a run whose job waits
 #: for its input files to execute
 FAILED_STARTS, NEVER_EXECUTED, EXECUTE_DUE = "failed_starts", "never_executed", "execute_due"
+#: task bookkeeping key (``daemon.condorjob.exit_decision``): ExitBySignal and ExitCode or
+#: ExitSignal of its last exit that kept it in the queue (held or to run again by its policy)
+LAST_EXIT = "last_exit"
 #: keys of a task's bookkeeping: what its ad took from the slot of its last run, and that
 #: run's durations (``daemon.jobside.provisioned``, ``daemon.condorjob.note_activation``)
 PROVISIONED, ACTIVATION = "provisioned", "activation"
@@ -557,13 +560,19 @@ def _job_pid(cluster, task):
 
 
 def _ended(ad, task):
+    """CompletionDate, and the exit of a task that ended: ExitBySignal and ExitSignal when a
+    signal killed its job (its record's ``signal``), else ExitCode, whatever the status
+    (an ``exit 130`` is ExitCode 130, as HTCondor reads the wait status)."""
     ad["CompletionDate"] = int(task.end_time)
     code = task.exit_status
     if code is None:
         return
-    if code > 128:
+    sig = int(getattr(task, "signal", 0) or 0)
+    if sig:
         ad["ExitBySignal"] = True
-        ad["ExitSignal"] = code - 128
+        ad["ExitSignal"] = sig
+        if "ExitCode" in ad:
+            del ad["ExitCode"]
     else:
         ad["ExitBySignal"] = False
         ad["ExitCode"] = code
@@ -620,6 +629,9 @@ def _overlay_condor(ad, condor, number):
         except ClassAdSyntaxError:
             continue
     mine = (condor.get("tasks") or {}).get(str(number)) or {}
+    if mine.get(LAST_EXIT) and "ExitCode" not in ad and "ExitSignal" not in ad:   # (not its final exit's)
+        for name, value in mine[LAST_EXIT].items():
+            ad[name] = value
     if mine.get("last"):
         ad["LastRemoteHost"] = mine["last"]     # the slot its last run left
     if mine.get("executing"):                   # when its job began to execute (daemon.condorjob)

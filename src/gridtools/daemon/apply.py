@@ -179,10 +179,16 @@ def _note_failure(state, job, task, result):
 
 def _condor_exit(state, job, task, result, now):
     """An HTCondor job's exit policy (daemon.condorpolicy) on a task that exited of its
-    own accord: True when it held the task or put it back to wait."""
-    decision = condorjob.exit_decision(job, task, result, now)
+    own accord: True when it held the task, put it back to wait or removed it."""
+    decision = condorjob.exit_decision(job, task, result, now, state)
     if decision is None:
         return False
+    if decision.action is condorpolicy.Action.REMOVE:      # (a periodic remove at its exit)
+        condorjob.exit_removed(state, job, task, result, decision, now)
+        if job.is_finished():
+            state.note_finished(job.id)
+        state.log(f"I|job {job.id}.{task.number} remove by its exit policy")
+        return True
     task.end_time = float(result.get("end_time") or now)
     condorjob.ran(job, task)
     if decision.action is not condorpolicy.Action.HOLD:

@@ -437,6 +437,10 @@ def left_slot(job, number):
 #: files; how many runs ended before theirs, and how many failed to start (their job
 #: never executed: see ``jobads._run_counts``)
 EXECUTE_DUE, NEVER_EXECUTED, FAILED_STARTS = jobads.EXECUTE_DUE, jobads.NEVER_EXECUTED, jobads.FAILED_STARTS
+#: a task's bookkeeping keys: the exit attributes of its last run whose exit kept it in the
+#: queue (``exit_decision``); the DeferralTime its run waits for, as evaluated once for it
+#: (``adjust_plan``)
+LAST_EXIT, DEFERRED_TO = jobads.LAST_EXIT, "deferred_to"
 
 
 def started(state, job, number, now, slot=None):
@@ -446,7 +450,7 @@ def started(state, job, number, now, slot=None):
     task = job.tasks.get(number)
     slot = slot or (f"{task.queue}@{task.host}" if task is not None else "")
     ad = proc_ad(job, number)
-    deferral = deferral_of(job, number, ad) if task is not None else None
+    deferral = info_of(job, number).get(DEFERRED_TO) if task is not None else None
     if task is not None and (_moves_files(job, number) or (deferral is not None and deferral > now)):
         task_info(job, number)[EXECUTE_DUE] = slot
         state.touch(job)                # (written with the pass: a daemon started again knows it)
@@ -681,12 +685,27 @@ def note_removal(job, number, by=""):
     that go with it), else the reason condor_rm gave the cluster."""
     if by:
         job.condor["remove_reason"] = QDEL_REASON.format(user=by.partition("@")[0])
+    _hold_removed(job, number)
     reason = job.condor.get("remove_reason")
     if reason:
         mine = task_info(job, number)
         if not mine.get("remove_reason"):
             mine["remove_reason"] = reason
             job.changed()
+
+
+def _hold_removed(job, number):
+    """A held task (on hold, or in the error state of a failed start) is being removed: its
+    hold moves to LastHoldReason, LastHoldReasonCode and LastHoldReasonSubCode, as
+    HTCondor's schedd moves them when it removes a job (fixReasonAttrs of a removal)."""
+    from gridtools.model.job import TaskState
+    if not is_condor(job):
+        return
+    st = job.state_of(number)
+    if st is TaskState.ERROR or (st is TaskState.PENDING and job.holds_of(number)):
+        hold = hold_of(job, number)
+        task_info(job, number)[LAST_HOLD] = [hold[0], int(hold[1]), int(hold[2])]
+        job.changed()
 
 
 def removed_events(state, job, numbers, now):
@@ -915,11 +934,15 @@ def _strerror(err):
 
 # ---------------------------------------------------------------- exits
 
-def exit_decision(job, task, result, now):
+def exit_decision(job, task, result, now, state=None):
     """What the job's exit policy says of a task that exited of its own accord
     (``condorpolicy.Decision``), or None: it leaves the queue. Counts the completion.
     A task killed for its memory (``memory_hold``), or whose output files were not all
-    there (``output_hold``), is held first."""
+    there (``output_hold``), is held first. The periodic expressions, the job's and
+    the system's (``state``'s condor_config), come before the exit expressions
+    (``condorpolicy.at_exit``). A task the policy keeps in the queue (held, to run
+    again) keeps its exit's ExitCode or ExitSignal in its ad (``LAST_EXIT``), as
+    HTCondor's shadow sends them to the schedd before it holds or requeues the job."""
     if not is_condor(job) or task.deleting or result.get("deleted"):
         return None
     from gridtools.daemon import condorpolicy
@@ -929,7 +952,26 @@ def exit_decision(job, task, result, now):
     mine = task_info(job, task.number)
     mine["completions"] = int(mine.get("completions", 0)) + 1
     ad = condorpolicy.with_exit(proc_ad(job, task.number), result, mine["completions"], now)
-    return condorpolicy.at_exit(ad, lambda name: attr_value(job, ad, name))
+    system = system_policy(state) if state is not None else condorpolicy.NO_SYSTEM_POLICY
+    decision = condorpolicy.at_exit(ad, lambda name: attr_value(job, ad, name), now, system)
+    if decision is not None:
+        mine[LAST_EXIT] = condorpolicy.exit_attrs(result)
+        job.changed()
+    return decision
+
+
+def exit_removed(state, job, task, result, decision, now):
+    """A task that exited was removed by a periodic expression looked at on its exit
+    (PeriodicRemove, SYSTEM_PERIODIC_REMOVE): it ends as removed, with event 009 and its
+    RemoveReason, instead of 005, as HTCondor's shadow removes such a job; mailed as
+    the shadow mails a removal."""
+    from gridtools.model import transitions as tr
+    mine = task_info(job, task.number)
+    mine["remove_reason"] = decision.reason
+    job.changed()
+    notify_action(state, job, task.number, "removed", decision.reason)
+    tr.finish(job, task.number, result, now)
+    removed_events(state, job, [task.number], now)
 
 
 def ended(state, job, task, result, now):
@@ -1290,8 +1332,15 @@ starter opens them for it; its RemoveKillSig, when it has one, else its KillSig
         plan["graceful"] = False        # (condor_rm: SIGKILL at once)
     plan["strict_exec"] = True          # a command that cannot be executed holds the job
     deferral = deferral_of(job, number, ad)
+    mine = info_of(job, number)
     if deferral is not None:
         plan["not_before"] = deferral   # (the shepherd waits until then, as the starter does)
+        # (evaluated once, as the starter does: an expression of time() gives another time later)
+        task_info(job, number)[DEFERRED_TO] = deferral
+        job.changed()
+    elif mine.get(DEFERRED_TO) is not None:
+        task_info(job, number).pop(DEFERRED_TO, None)
+        job.changed()
     if facts["scratch"]:
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
                            "output": facts["transfer_output"], "on_success": facts["on_success"]}
@@ -1942,7 +1991,8 @@ def began_deferred(state, job, task):
     if began is None or began < int(task.start_time):
         return
     # (the file's time may lag the clock the shepherd waited by; it began at its time at the earliest)
-    began = max(began, deferral_of(job, task.number) or 0)
+    began = max(began, int(mine.get(DEFERRED_TO) or 0))
+    mine = task_info(job, task.number)
     write_events(state, job, _execute_events(job, task.number, task, mine.pop(EXECUTE_DUE), began))
     state.touch(job)
 

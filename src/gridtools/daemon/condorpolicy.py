@@ -1,8 +1,13 @@
 """An HTCondor job's own policy: what its expressions say at exit and periodically.
 
-Pure decisions over job ads (HTCondor's user policy): at a task's exit,
-``OnExitHold`` is looked at first (true: the task is held, HoldReasonCode 3
-with ``OnExitHoldReason``/``OnExitHoldSubCode`` or a sentence naming the
+Pure decisions over job ads (HTCondor's user policy): at a task's exit, the
+periodic expressions are looked at first, as HTCondor's shadow does (its
+AnalyzePolicy in PERIODIC_THEN_EXIT mode): with the exit's ExitCode or
+ExitSignal and ExitBySignal in the ad and JobStatus still running, the allowed
+durations, then ``PeriodicHold`` and ``PeriodicRemove``, each followed by the
+system's (no ``PeriodicVacate``, no ``PeriodicRelease`` of a running job); then
+``OnExitHold`` (true: the task is held, HoldReasonCode 3 with
+``OnExitHoldReason``/``OnExitHoldSubCode`` or a sentence naming the
 expression), then ``OnExitRemove`` (false: it runs again); anything else
 leaves the queue. Periodically, first a running task that ran longer than
 its ``AllowedJobDuration`` (since it started) or ``AllowedExecuteDuration``
@@ -25,6 +30,7 @@ The daemon carries the decisions out (``daemon.apply``).
 
 import enum
 import math
+import time
 from dataclasses import dataclass
 
 from gridtools import ads
@@ -106,24 +112,40 @@ def _why(ad, name, value=None):
 def with_exit(ad, result, completions, now):
     """The ad as the policy sees it when a task has just exited."""
     ad = ad.copy()
-    status = int(result.get("exit_status", 0) or 0)
-    sig = int(result.get("signal") or 0)
-    ad["ExitBySignal"] = bool(sig)
-    if sig:
-        ad["ExitSignal"] = sig
-        if "ExitCode" in ad:
-            del ad["ExitCode"]
-    else:
-        ad["ExitCode"] = status
+    for name in ("ExitCode", "ExitSignal"):
+        if name in ad:
+            del ad[name]
+    for name, value in exit_attrs(result).items():
+        ad[name] = value
     ad["NumJobCompletions"] = completions
     ad["CompletionDate"] = int(result.get("end_time") or now)
     ad["CurrentTime"] = int(now)
+    # (the shadow evaluates the policy before it tells the schedd the job ended)
+    ad["JobStatus"] = int(ads.JobStatus.RUNNING)
     return ad
 
 
-def at_exit(ad, value=None):
+def exit_attrs(result):
+    """The attributes an exit gives a job's ad, as HTCondor's shadow sets them: ExitBySignal,
+    and ExitSignal (a death by a signal) or ExitCode (an exit, whatever its status)."""
+    sig = int(result.get("signal") or 0)
+    if sig:
+        return {"ExitBySignal": True, "ExitSignal": sig}
+    return {"ExitBySignal": False, "ExitCode": int(result.get("exit_status", 0) or 0)}
+
+
+def at_exit(ad, value=None, now=None, system=None):
     """The Decision at a task's normal exit (``ad`` from ``with_exit``), or None: it leaves.
-    ``value(name)`` evaluates an attribute of ``ad`` (``ad.eval`` when not given)."""
+    ``value(name)`` evaluates an attribute of ``ad`` (``ad.eval`` when not given). The
+    periodic expressions (the job's and the ``system`` policy's) are looked at first,
+    at ``now`` (the ad's CurrentTime when not given): a hold, or a removal
+    (Action.REMOVE), of theirs wins over the exit expressions."""
+    if now is None:
+        now = _number(ad, "CurrentTime")
+        now = time.time() if now is None else now
+    decision = periodic(ad, now, system or NO_SYSTEM_POLICY, exiting=True)
+    if decision is not None:
+        return decision
     value_of = value or ad.eval
     if "OnExitHold" in ad and _true(value_of("OnExitHold")):
         reason, subcode = _why(ad, "OnExitHold", value_of)
@@ -279,18 +301,19 @@ def _system(rules, ad):
     return None
 
 
-def periodic(ad, now, system=NO_SYSTEM_POLICY):
+def periodic(ad, now, system=NO_SYSTEM_POLICY, exiting=False):
     """The Decision of the periodic expressions for one task's ad, or None. As HTCondor's
     schedd: the allowed durations, then each of PeriodicVacate (of a running or suspended task),
     PeriodicHold, PeriodicRelease and PeriodicRemove, the job's own expression first,
-    then the ``system`` policy's."""
+    then the ``system`` policy's. ``exiting``: the task has just exited (``at_exit``), when
+    HTCondor's shadow evaluates them all but PeriodicVacate."""
     ad = ad.copy()
     ad["CurrentTime"] = int(now)
     status = ad.eval("JobStatus")
     if status in (ads.JobStatus.RUNNING, ads.JobStatus.SUSPENDED):
         decision = _over_duration(ad, now)
-        if decision is not None:
-            return decision
+        if decision is not None or exiting:
+            return decision or _hold_or_remove(ad, system)
         decision = _own_then_system(ad, "PeriodicVacate", system.vacates, Action.VACATE,
                                     VACATE_CODE_POLICY, VACATE_CODE_SYSTEM)
         if decision is not None:
@@ -317,6 +340,19 @@ def periodic(ad, now, system=NO_SYSTEM_POLICY):
         if found is not None:
             return Decision(Action.REMOVE, found[0])
     return None
+
+
+def _hold_or_remove(ad, system):
+    """PeriodicHold, then PeriodicRemove, each followed by the ``system`` policy's: what
+    is left of the periodic policy of a task that has just exited (it is running to HTCondor)."""
+    decision = _own_then_system(ad, "PeriodicHold", system.holds, Action.HOLD,
+                                HOLD_CODE_POLICY, HOLD_CODE_SYSTEM)
+    if decision is not None:
+        return decision
+    if fires(ad, "PeriodicRemove"):
+        return Decision(Action.REMOVE, _why(ad, "PeriodicRemove")[0])
+    found = _system(system.removes, ad)
+    return Decision(Action.REMOVE, found[0]) if found is not None else None
 
 
 def _own_then_system(ad, attr, rules, action, own_code, system_code):

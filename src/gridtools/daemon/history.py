@@ -396,8 +396,6 @@ def run_ended(state, job, task, result, now):
     if exited:
         signal = int(result.get("signal") or 0)
         status = int(result.get("exit_status") or 0)
-        if not signal and status > 128:
-            signal = status - 128
         ad["ExitBySignal"] = bool(signal)
         if signal:
             ad["ExitSignal"] = signal

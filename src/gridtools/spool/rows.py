@@ -424,7 +424,7 @@ _PUBLIC_BOOK = frozenset(("disk", "hold", "removed", "gone", "wall", "slot", "sl
                           "input_copied", "output_copied", "transfer_in", "transfer_out", "in_starts",
                           "out_starts", "failed_starts", "never_executed", "execute_due", "provisioned",
                           "activation", "size", "release_reason", "last_hold", "last_release_reason",
-                          "checkpoints", "last_checkpoint"))
+                          "checkpoints", "last_checkpoint", "last_exit"))
 
 
 def _public_run(task, kept):
@@ -434,7 +434,8 @@ def _public_run(task, kept):
     nothing)."""
     run = {"restarted": task.restarted, "start": task.start_time} if task.restarted else {}
     if kept and task.state is TaskState.FINISHED:
-        run.update(exit=task.exit_status, start=task.start_time, end=task.end_time, slots=task.slots)
+        run.update(exit=task.exit_status, signal=task.signal, start=task.start_time, end=task.end_time,
+                   slots=task.slots)
     return run
 
 

@@ -526,7 +526,8 @@ def _public_task(proc, mine):
                     suspended="s" if proc.status == SUSPENDED else "")
     if "exit" in run:
         return Task(proc.number, state=TaskState.FINISHED, exit_status=run["exit"],
-                    start_time=float(run.get("start") or 0.0), end_time=float(run.get("end") or 0.0),
+                    signal=int(run.get("signal") or 0), start_time=float(run.get("start") or 0.0),
+                    end_time=float(run.get("end") or 0.0),
                     slots=int(run.get("slots") or 1), restarted=restarted)
     return Task(proc.number, restarted=restarted, start_time=float(run.get("start") or 0.0)) \
         if restarted or mine.get("failed_starts") else None
