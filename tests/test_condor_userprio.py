@@ -154,7 +154,7 @@ def test_long_form_of_groups_carries_their_quotas(workdir):
         # in the order of GROUP_SORT_EXPR (its usage over its quota)
         assert physics["Requested"] == chemistry["Requested"] == "1.0"
         assert physics["GroupSortKey"] in ("0.0", "0.25") and chemistry["GroupSortKey"] in ("0.0", "1.0")
-        assert physics["IsAccountingGroup"] == "true" and physics["AccountingGroup"] == '"physics"'
+        assert physics["IsAccountingGroup"] == "true" and physics["AccountingGroup"] == '"<none>"'
         user = found["physics.root@example.org"]
         assert user["IsAccountingGroup"] == "false" and user["AccountingGroup"] == '"physics"'
         assert "ConfigQuota" not in user and "SurplusPolicy" not in user and "GroupSortKey" not in user

@@ -114,7 +114,8 @@ def test_reset_usage_keeps_the_priority():
 def test_group_record_holds_what_its_members_use():
     acc = Accountant(Settings(halflife=HOUR, groups=("physics", "physics.cms")))
     acc.update(T0, {"physics.alice": 2, "physics.cms.bob": 1, "carol": 1})
-    assert acc.records["physics"].in_use == 3              # alice and the cms subgroup
+    assert acc.records["physics"].in_use == 2              # alice only: its own members
+    assert acc.records["physics"].hier_in_use == 3         # its priority: the cms subgroup too
     assert acc.records["physics.cms"].in_use == 1
     acc.update(T0 + HOUR, {})
     assert acc.real("physics") == pytest.approx(0.25 + 1.5)

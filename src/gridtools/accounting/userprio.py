@@ -33,9 +33,13 @@ daemon calls it whenever the set of running jobs changes and before each
 negotiation, so the charge is exact. ``charge()`` adds slot-seconds of a
 claim that started and ended between two updates.
 
-A group's own record (``group`` for ``group.user``) is charged with the sum
-of its members and of its subgroups, as HTCondor's hierarchical group
-accounting does. Nothing here reads a clock or a file; ``to_data`` and
+A group's own record (``group`` for ``group.user``) is charged with what its
+own members hold (In Use, accumulated usage), as HTCondor's accountant
+charges it; its real priority moves toward what the whole subtree holds (its
+members and those of its subgroups: ``hier_in_use``, HTCondor's
+HierWeightedResourcesUsed). ``rows(rollup=True)`` (condor_userprio
+-grouprollup) adds each group's figures to its parent's, as HTCondor's
+accountant reports them rolled up. Nothing here reads a clock or a file; ``to_data`` and
 ``from_data`` give the plain data the daemon persists.
 """
 
@@ -128,6 +132,7 @@ class Record:
     begin_usage: float = 0.0              # when usage was first recorded (0: never)
     last_usage: float = 0.0               # when resources were last held (0: never)
     uncharged: float = 0.0                # slot-seconds to add at the next update
+    hier_in_use: float = 0.0              # a group's: what its subtree holds (0: not a group)
     ceiling: float = NO_CEILING           # set with -setceiling (-1: none)
     floor: float = NO_FLOOR               # set with -setfloor (0: none)
 
@@ -182,16 +187,17 @@ class Accountant:
         ``in_use``: accounting name -> weighted slots held from now on. Names
         not in it hold nothing. A first update, or a clock that went
         backwards, only records ``in_use``."""
-        usage = self._with_groups(in_use)
+        usage, subtree = self._with_groups(in_use)
         dt = 0.0 if self.last_update is None else now - self.last_update
         if dt > 0:
             beta = 0.5 ** (dt / self.settings.halflife) if self.settings.halflife > 0 else 0.0
             for name, record in self.records.items():
                 _age(record, dt, beta, now)
-        for name in usage:
+        for name in list(usage) + list(subtree):
             self.records.setdefault(name, Record())
         for name, record in self.records.items():
             record.in_use = usage.get(name, 0.0)
+            record.hier_in_use = subtree.get(name, 0.0)
             if record.in_use > 0:
                 record.last_usage = now
                 if record.begin_usage == 0:
@@ -202,17 +208,23 @@ class Accountant:
         """Add weighted slot-seconds used between two updates (a short claim)."""
         if slot_seconds <= 0:
             return
-        for key in [name] + self._groups_of(name):
+        for key in [name] + self._groups_of(name)[:1]:       # (itself and its own group)
             record = self.records.setdefault(key, Record())
             record.uncharged += slot_seconds
             record.last_usage = max(record.last_usage, when)
 
     def _with_groups(self, in_use):
+        """(name -> what it holds, each group's own record charged with its own members;
+        group -> what its subtree holds)."""
         usage = {name: float(v) for name, v in in_use.items() if v}
+        subtree = {}
         for name, value in list(usage.items()):
-            for group in self._groups_of(name):
-                usage[group] = usage.get(group, 0.0) + value
-        return usage
+            groups = self._groups_of(name)
+            if groups:
+                usage[groups[0]] = usage.get(groups[0], 0.0) + value
+            for group in groups:
+                subtree[group] = subtree.get(group, 0.0) + value
+        return usage, subtree
 
     def _groups_of(self, name):
         """The group of a member and the group's ancestors, deepest first. With groups
@@ -283,23 +295,60 @@ class Accountant:
         self.records.pop(name, None)
 
     # ------------------------------------------------------------ display
-    def rows(self, now, all_users=False, names=None):
+    def rows(self, now, all_users=False, names=None, rollup=False):
         """condor_userprio's rows, best effective priority first.
 
         Without ``all_users`` only active names are listed: those holding
-        resources or having used some within the last day."""
+        resources or having used some within the last day. With ``rollup``
+        (-grouprollup) a group's row adds up its own figures and its subgroups'
+        (the top-level groups' go to the root group ``<none>``): resources in use
+        and accumulated usage summed, the earliest usage start, the latest last
+        usage; its priority is 0 and its factor the one set with -setfactor (0 without),
+        as HTCondor's accountant reports rolled-up groups."""
         out = []
+        rolled = self._rolled_up(now) if rollup else {}
         for name, record in self.records.items():
             if names is not None and name not in names:
                 continue
             if names is None and not all_users and not self._active(record, now):
                 continue
-            out.append(self._row(name, record, now))
+            out.append(rolled.get(name) or self._row(name, record, now))
         out.sort(key=lambda r: (r.effective, r.name))
         return out
 
+    def _rolled_up(self, now):
+        """group -> its rolled-up row (``rows``)."""
+        if not self.settings.groups:
+            return {}
+        known = {g.lower(): g for g in self.settings.groups}
+        own = {g: self._row(g, self.records.get(g) or Record(), now)
+               for g in list(self.settings.groups) + [ROOT_GROUP]}
+        sums = {g: [r.in_use, r.accumulated_hours, r.begin_usage, r.last_usage] for g, r in own.items()}
+
+        def parent(group):
+            if group == ROOT_GROUP:
+                return None
+            head = group.rsplit(".", 1)[0] if "." in group else ""
+            return known.get(head.lower(), ROOT_GROUP) if head else ROOT_GROUP
+        for group in sorted(self.settings.groups, key=lambda g: -g.count(".")):   # deepest first
+            up, mine = parent(group), sums[group]
+            total = sums[up]
+            total[0] += mine[0]
+            total[1] += mine[1]
+            total[2] = min(total[2], mine[2])
+            total[3] = max(total[3], mine[3])
+        out = {}
+        for group, (in_use, hours, begin, last) in sums.items():
+            record = self.records.get(group)
+            factor = record.factor if record is not None and record.factor >= MIN_PRIORITY_FACTOR else 0.0
+            row = own[group]
+            out[group] = Row(group, 0.0, 0.0, factor, in_use, hours, begin, last,
+                             now - last if last > 0 else None, True, row.ceiling, row.floor)
+        return out
+
     def _active(self, record, now):
-        return record.in_use > 0 or (record.last_usage > 0 and now - record.last_usage <= ACTIVE_WINDOW)
+        return record.in_use > 0 or record.hier_in_use > 0 or \
+            (record.last_usage > 0 and now - record.last_usage <= ACTIVE_WINDOW)
 
     def _row(self, name, record, now):
         real = max(record.priority, MIN_PRIORITY)
@@ -339,17 +388,19 @@ class Accountant:
 
 _DEFAULT = Record()
 _FIELDS = ("priority", "factor", "in_use", "accumulated", "begin_usage", "last_usage", "uncharged",
-           "ceiling", "floor")
+           "hier_in_use", "ceiling", "floor")
 
 
 def _age(record, dt, beta, now):
     """Move one record's real priority toward its usage over ``dt`` seconds."""
-    recent = record.in_use + record.uncharged / dt
+    recent = own = record.in_use + record.uncharged / dt
+    if record.hier_in_use > 0:          # (a group: what its whole subtree held)
+        recent = record.hier_in_use
     record.priority = max(record.priority * beta + (1.0 - beta) * recent, MIN_PRIORITY)
     record.accumulated += record.in_use * dt + record.uncharged
     if record.accumulated > 0 and record.begin_usage == 0:
         record.begin_usage = now
-    if recent > 0:
+    if own > 0:
         record.last_usage = now
     record.uncharged = 0.0
 

@@ -19,7 +19,8 @@ Each negotiation cycle (``allocate``):
    more, in proportion to their quotas, then equally; the root group always
    accepts surplus;
 3. order: groups negotiate by ``GROUP_SORT_EXPR``, by default the most
-   starved first (usage divided by quota) and the root group last.
+   starved first (usage divided by quota) and the root group last; with
+   autoregroup the root group is last whatever its sort key.
 
 With ``GROUP_AUTOREGROUP`` (or ``GROUP_AUTOREGROUP_<g>``) a group's
 submitters negotiate a second time with the root group, for whatever the
@@ -30,6 +31,8 @@ import math
 from dataclasses import dataclass, field
 
 from gridtools.classad import ClassAd, parse
+from gridtools.errors import ConfigError
+from gridtools.formats import condor_config as cfg
 
 ROOT = "<none>"
 #: how groups are ordered for negotiation (GROUP_SORT_EXPR): smaller first
@@ -37,6 +40,7 @@ DEFAULT_SORT_EXPR = ('ifThenElse(AccountingGroup =?= "<none>", 3.4e+38, '
                      'ifThenElse(GroupQuota > 0, GroupResourcesInUse / GroupQuota, 3.3e+38))')
 #: allocation rounds in one cycle (GROUP_QUOTA_MAX_ALLOCATION_ROUNDS)
 MAX_ROUNDS = 3
+_INT_MAX = float(2**31 - 1)
 _EPSILON = 1e-9
 
 
@@ -60,23 +64,36 @@ class GroupsConfig:
 
     @classmethod
     def from_config(cls, config):
+        """From an object with ``get(name)`` giving expanded text or None. The knobs are
+        read as HTCondor's negotiator reads them (``param_double``, ``param_integer``,
+        ``param_boolean``): a number or a ClassAd expression whose value is one, ``true``,
+        ``false`` or a boolean expression. A value that is none of these, or out of its
+        range, raises ConfigError in HTCondor's words (its negotiator stops on it)."""
         names = sorted({n for n in (config.get("GROUP_NAMES") or "").replace(",", " ").split()
                         if n != ROOT}, key=str.lower)
-        surplus = _truth(config.get("GROUP_ACCEPT_SURPLUS"), False)
-        regroup = _truth(config.get("GROUP_AUTOREGROUP"), False)
+        surplus = cfg.boolean(config, "GROUP_ACCEPT_SURPLUS", False)
+        regroup = cfg.boolean(config, "GROUP_AUTOREGROUP", False)
         specs = []
         for name in names:
-            static = _number(config.get(f"GROUP_QUOTA_{name}"))
-            dynamic = _number(config.get(f"GROUP_QUOTA_DYNAMIC_{name}"))
-            quota, is_static = (static, True) if static is not None and static >= 0 else \
-                (min(max(dynamic, 0.0), 1.0) if dynamic is not None else 0.0, False)
+            static = param_double(config, f"GROUP_QUOTA_{name}", -1.0, 0.0, _INT_MAX)
+            dynamic = param_double(config, f"GROUP_QUOTA_DYNAMIC_{name}", -1.0, 0.0, 1.0) \
+                if static < 0 else -1.0
+            quota, is_static = (static, True) if static >= 0 else (max(dynamic, 0.0), False)
             specs.append(GroupSpec(name, quota, is_static,
-                                   _truth(config.get(f"GROUP_ACCEPT_SURPLUS_{name}"), surplus),
-                                   _truth(config.get(f"GROUP_AUTOREGROUP_{name}"), regroup)))
-        rounds = _number(config.get("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS"))
+                                   cfg.boolean(config, f"GROUP_ACCEPT_SURPLUS_{name}", surplus),
+                                   cfg.boolean(config, f"GROUP_AUTOREGROUP_{name}", regroup)))
+        rounds = cfg.integer(config, "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", MAX_ROUNDS, minimum=1)
         return cls(tuple(specs), (config.get("GROUP_SORT_EXPR") or "").strip() or DEFAULT_SORT_EXPR,
-                   int(rounds) if rounds and rounds >= 1 else MAX_ROUNDS,
-                   _truth(config.get("NEGOTIATOR_STRICT_ENFORCE_QUOTA"), True))
+                   rounds, cfg.boolean(config, "NEGOTIATOR_STRICT_ENFORCE_QUOTA", True))
+
+    @classmethod
+    def as_negotiator_reads(cls, config):
+        """``from_config``, or no groups when the knobs cannot be read (the negotiator
+        then runs with its defaults: see ``daemon.condor``)."""
+        try:
+            return cls.from_config(config)
+        except ConfigError:
+            return cls()
 
     @property
     def enabled(self):
@@ -294,19 +311,34 @@ def _subtree_usage(group, usage_of):
     return usage_of(group) + sum(_subtree_usage(c, usage_of) for c in group.children)
 
 
-def _truth(text, default):
+def param_double(config, name, default, lowest, highest):
+    """Knob ``name`` as HTCondor's param_double reads it: ``default`` when undefined or
+    empty; else a number, or a ClassAd expression whose value is a number. Raises
+    ConfigError in HTCondor's words when it is neither, or outside [lowest, highest]."""
+    text = config.get(name)
     if text is None or not str(text).strip():
         return default
-    return str(text).strip().lower() in ("true", "yes", "t", "y", "1")
-
-
-def _number(text):
-    if text is None or not str(text).strip():
-        return None
+    text = str(text).strip()
+    wanted = (f"Please set it to a numeric expression in the range {lowest:g} to {highest:g} "
+              f"(default {default:g}).")
     try:
-        return float(str(text).strip())
+        value = float(text)
     except ValueError:
-        return None
+        from gridtools.classad.parser import ClassAdSyntaxError
+        try:
+            value = parse(text).eval()
+        except ClassAdSyntaxError:
+            raise ConfigError(f"Invalid expression for {name} ({text}) in condor configuration.  "
+                              + wanted) from None
+        if type(value) not in (bool, int, float) or value != value:
+            raise ConfigError(f"Invalid result (not a number) for {name} ({text}) in condor "
+                              "configuration.  " + wanted)
+        value = float(value)
+    if value < lowest:
+        raise ConfigError(f"{name} in the condor configuration is too low ({text}).  " + wanted)
+    if value > highest:
+        raise ConfigError(f"{name} in the condor configuration is too high ({text}).  " + wanted)
+    return value
 
 
 # ---------------------------------------------------------------- negotiation
@@ -361,10 +393,13 @@ def _allocate(cycle, root, usage_of):
 
 
 def _in_order(root, expr, usage_of):
+    """The groups in negotiation order: by GROUP_SORT_EXPR, smaller first (ties in tree
+    order); with autoregroup the root group always last, whatever its sort key."""
     groups = list(root.walk())
     for group in groups:
         group.sort_key = sort_key(group, expr, usage_of)
-    keys = {id(g): (g.sort_key, n) for n, g in enumerate(groups)}
+    last = root.spec.autoregroup
+    keys = {id(g): (last and g is root, g.sort_key, n) for n, g in enumerate(groups)}
     return sorted(groups, key=lambda g: keys[id(g)])
 
 
@@ -381,4 +416,8 @@ def _negotiate_one(cycle, root, group, usage_of):
     slots = math.floor(max(group.allocated, group.quota) + _EPSILON)
     if cycle.config.groups.strict and not regroup:
         slots = strict_limit(group, slots, usage_of)
-    cycle.negotiate_group(subs, slots, None if regroup else group)
+    cycle.negotiating = (group.name, bool(root.spec.autoregroup and group is root))
+    try:
+        cycle.negotiate_group(subs, slots, None if regroup else group)
+    finally:
+        cycle.negotiating = (ROOT, False)

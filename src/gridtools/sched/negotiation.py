@@ -38,14 +38,23 @@ _SMALLEST_PRIORITY = 1e-6
 class _AutoCluster:
     """Jobs of one submitter with equal significant attributes."""
 
-    __slots__ = ("rep", "request", "lists", "why")
+    __slots__ = ("rep", "request", "lists", "why", "context")
 
-    def __init__(self, rep):
+    def __init__(self, rep, context):
         self.rep = rep
         self.request = tuple(max(number_or(rep.eval(a), 0.0), 0.0)
                              for a in ("RequestCpus", "RequestMemory", "RequestDisk"))
-        self.lists = {}          # only-rank mode -> _MatchList
+        self.lists = {}          # (only-rank mode, group round) -> _MatchList
         self.why = None          # why it found no slot the last time it tried
+        self.context = context   # the group round its request ad tells (Cycle.negotiating)
+
+    def enter(self, context):
+        """Tell the request which group round it is matched in: its group, or the root
+        group's round and whether that one regroups (SubmitterNegotiatingGroup,
+        SubmitterAutoregroup, which PREEMPTION_REQUIREMENTS may look at)."""
+        if context != self.context:
+            self.rep["SubmitterNegotiatingGroup"], self.rep["SubmitterAutoregroup"] = context
+            self.context = context
 
 
 class _MatchList:
@@ -112,8 +121,12 @@ class Cycle:
         self.usage, self.group_usage, self.stopped = {}, {}, {}
         self.root = grp.build(config.groups)
         self._group_cache = {}
+        #: (SubmitterNegotiatingGroup, SubmitterAutoregroup) of the group round running now
+        self.negotiating = (grp.ROOT, False)
         weights = [self._weight(s.ad) for s in slots]
         self.total_weight = sum(weights)               # the whole pool, trimmed slots too
+        if config.groups.enabled:                      # (quotas for RemoteGroupQuota)
+            grp.assign_quotas(self.root, self.total_weight)
         self.min_weight = min(weights, default=1.0)
         for s, weight in zip(slots, weights):
             if s.claim is not None:
@@ -168,11 +181,20 @@ class Cycle:
         ad["RemoteUserPrio"] = float(self.prio(claim.user))
         ad["RemoteUserResourcesInUse"] = self.usage.get(claim.user, 0.0)
         ad["RemoteUserFloor"] = int(self.floors.get(claim.user, 0))
-        group = self.group_of(claim.user)
-        if group is not self.root:
+        if self.config.groups.enabled:             # (users of the root group too: "<none>")
+            group = self.group_of(claim.user)
             ad["RemoteGroup"] = group.name
             ad["RemoteGroupResourcesInUse"] = self.group_usage.get(group.name, 0.0)
+            ad["RemoteGroupQuota"] = float(self.group_quota(group))
         return ad
+
+    def group_quota(self, group):
+        """A group's quota as the negotiator publishes it (SubmitterGroupQuota,
+        RemoteGroupQuota): its effective quota; with autoregroup the root group's is
+        the whole pool."""
+        if group is self.root and self.root.spec.autoregroup:
+            return self.total_weight
+        return group.quota
 
     def _autoclusters(self):
         extra = [e for e in (self.preq, self.prank, self.pre_rank, self.post_rank) if e is not None]
@@ -189,7 +211,7 @@ class Cycle:
                 ac = by_key.get(key)
                 if ac is None:              # (charged, but no match yet: see sched.evalbudget)
                     since = mark()
-                    ac = by_key[key] = _AutoCluster(self._request(job.ad, sub.name))
+                    ac = by_key[key] = _AutoCluster(self._request(job.ad, sub.name), self.negotiating)
                     budget.charge(job.owner or sub.name, since, matching=False)
                 self.ac_of[job.id] = ac
             self.pending[sub.name] = list(budget.first(sub.jobs, _job_id))
@@ -200,10 +222,12 @@ class Cycle:
         prio = float(self.prio(name))
         rep["SubmittorPrio"] = rep["SubmitterUserPrio"] = prio
         rep["SubmitterUserResourcesInUse"] = self.usage.get(name, 0.0)
-        group = self.group_of(name)
-        if group is not self.root:
+        rep["SubmitterNegotiatingGroup"], rep["SubmitterAutoregroup"] = self.negotiating
+        if self.config.groups.enabled:             # (users of the root group too: "<none>")
+            group = self.group_of(name)
             rep["SubmitterGroup"] = group.name
             rep["SubmitterGroupResourcesInUse"] = self.group_usage.get(group.name, 0.0)
+            rep["SubmitterGroupQuota"] = float(self.group_quota(group))
         if rep.lookup("CurrentTime") is None:
             rep["CurrentTime"] = int(self.now)
         return rep
@@ -269,11 +293,21 @@ class Cycle:
             if job is None:
                 continue
             ac, owner = self.ac_of[job.id], job.owner or sub.name
-            if False in ac.lists or budget.spent_out(owner):
+            context = self._first_round(sub)
+            if (False, context) in ac.lists or budget.spent_out(owner):
                 continue
             since = mark()
-            ac.lists[False] = self._match_list(ac, sub, False)
+            ac.enter(context)
+            ac.lists[(False, context)] = self._match_list(ac, sub, False)
             budget.charge(owner, since)
+
+    def _first_round(self, sub):
+        """The group round a submitter first negotiates in: its own group's (the root
+        group's regroups when any group autoregroups)."""
+        if not self.config.groups.enabled:
+            return (grp.ROOT, False)
+        group = self.group_of(sub.name)
+        return (group.name, bool(group is self.root and self.root.spec.autoregroup))
 
     def normalization(self, subs):
         """(worst priority, sum of worst/priority) over the submitters of a spin."""
@@ -405,7 +439,7 @@ class Cycle:
                     return _RESUME, pie
                 only_rank = True
             owner = job.owner or sub.name
-            if budget.spent_out(owner) and only_rank not in ac.lists:
+            if budget.spent_out(owner) and (only_rank, self.negotiating) not in ac.lists:
                 later.append(job)           # (a match list built is matched from: see _resume)
                 continue
             self.current = job
@@ -451,9 +485,11 @@ class Cycle:
     def find(self, ac, sub, only_rank, used, used_new, limit, unclaimed):
         """The best slot for an autocluster that the submitter's limits allow, or None
         (its reason then in ``ac.why``)."""
-        mlist = ac.lists.get(only_rank)
+        key = (only_rank, self.negotiating)
+        ac.enter(self.negotiating)
+        mlist = ac.lists.get(key)
         if mlist is None:
-            mlist = ac.lists[only_rank] = self._match_list(ac, sub, only_rank)
+            mlist = ac.lists[key] = self._match_list(ac, sub, only_rank)
 
         def permit(kind, cost, _i):
             if kind is Kind.RANK:

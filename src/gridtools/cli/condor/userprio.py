@@ -282,23 +282,37 @@ def _edit(opts, prog):
                 return 1
             payload["value"] = str(value)
             return ask("userprio", payload)
-        if not _number(args[1]):
-            raise UsageError(f"Error: {args[1]} is not a number")
-        if op == "setfactor" and float(args[1]) < 1:
+        # (HTCondor reads a time with atoi and the other values with atof: their leading
+        # number, 0 when there is none)
+        if op in ("setbegin", "setlast"):
+            if not _is_number(args[1], int):
+                payload["value"] = str(_atoi(args[1]))
+            return ask("userprio", payload)
+        value = _atof(args[1])
+        if op == "setfactor" and value < 1:
             sys.stderr.write("Priority factors must be greater than or equal to 1.\n")
             return 1
-        if op == "setaccum" and float(args[1]) < 0:
+        if op == "setaccum" and value < 0:
             sys.stderr.write("Usage must be greater than 0 seconds\n")
             return 1
+        if not _is_number(args[1], float):
+            payload["value"] = repr(value)
     return ask("userprio", payload)
 
 
-def _number(text):
+def _is_number(text, kind):
     try:
-        float(text)
+        kind(text)
         return True
     except ValueError:
         return False
+
+
+def _atof(text):
+    """C's atof: the leading decimal number of ``text`` (0.0 when there is none)."""
+    import re
+    m = re.match(r"\s*([+-]?(?:inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?))", text, re.I)
+    return float(m.group(1)) if m else 0.0
 
 
 # ---------------------------------------------------------------- display
@@ -319,7 +333,8 @@ def accountant():
 
 def record_ad(row, domain, group="<none>", quotas=None, last_update=None):
     """The accounting ad of one row (the names condor_userprio -l shows): ``group`` is
-    the accounting group of a user (a group's own name for a group), ``quotas`` a
+    the accounting group of a user, of a group its parent group (``<none>`` for a
+    top-level group and for ``<none>`` itself), ``quotas`` a
     group's ConfigQuota, EffectiveQuota, SubtreeQuota, GroupSortKey, SurplusPolicy and
     Requested (``group_quotas``); ``last_update`` the accountant's LastUpdate."""
     from gridtools.classad import ClassAd
@@ -329,13 +344,23 @@ def record_ad(row, domain, group="<none>", quotas=None, last_update=None):
                   "AccumulatedUsage": row.accumulated_hours * 3600.0,
                   "WeightedAccumulatedUsage": row.accumulated_hours * 3600.0,
                   "BeginUsageTime": int(row.begin_usage), "LastUsageTime": int(row.last_usage),
-                  "IsAccountingGroup": row.is_group, "AccountingGroup": row.name if row.is_group else group,
+                  "IsAccountingGroup": row.is_group, "AccountingGroup": group,
                   "RealPriority": row.real, "Ceiling": int(row.ceiling), "Floor": int(row.floor)})
     if last_update is not None:
         ad["LastUpdate"] = int(last_update)
     for name, value in (quotas or {}).items():
         ad[name] = value
     return ad
+
+
+def _group_of_record(settings, row):
+    """A record's AccountingGroup: a user's group, a group's parent group (``<none>``
+    for a top-level group), as HTCondor's accountant reports them."""
+    if not row.is_group:
+        return settings.group_of(row.name) or "<none>"
+    if row.name == "<none>" or "." not in row.name:
+        return "<none>"
+    return settings.group_of(row.name.rsplit(".", 1)[0] + ".x") or "<none>"
 
 
 def group_quotas(acc):
@@ -351,7 +376,7 @@ def group_quotas(acc):
     snap = status.read() or {}
     worked = (snap.get("negotiator") or {}).get("groups") or {}
     found = {}
-    config = GroupsConfig.from_config(views.client_config())
+    config = GroupsConfig.as_negotiator_reads(views.client_config())
     for spec in config.groups + (build(config).spec,):
         last = worked.get(spec.name) or {}
         found[spec.name] = {"ConfigQuota": float(spec.quota),
@@ -434,13 +459,15 @@ def run(argv, out, err, prog="condor_userprio"):
     # (the long form and -af show every record, as HTCondor's tool prints every ad it is
     # sent; only the table leaves out those without usage since the cut-off)
     every = "allusers" in opts.shown or "long" in opts.shown or bool(opts.formatter)
+    rollup = "grouprollup" in opts.shown
     if opts.activefrom is not None and not every and names is None:
-        rows = [r for r in acc.rows(now, all_users=True) if r.in_use > 0 or r.last_usage >= opts.activefrom]
+        rows = [r for r in acc.rows(now, all_users=True, rollup=rollup)
+                if r.in_use > 0 or r.last_usage >= opts.activefrom]
     else:
-        rows = acc.rows(now, all_users=every, names=names)
+        rows = acc.rows(now, all_users=every, names=names, rollup=rollup)
     quotas = group_quotas(acc)
     if opts.constraint is not None or opts.formatter or "long" in opts.shown:
-        ads = [record_ad(r, domain, acc.settings.group_of(r.name) or "<none>",
+        ads = [record_ad(r, domain, _group_of_record(acc.settings, r),
                          quotas.get(r.name) if r.is_group else None, now) for r in rows]
         if "long" in opts.shown and not opts.formatter and "legacy" in opts.shown \
                 and "modular" not in opts.shown:

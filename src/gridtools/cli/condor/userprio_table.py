@@ -145,8 +145,8 @@ def _cell(key, row, quota, extra):
         return ""
     if key == "effective":
         return "" if row.is_group else _number(row.effective, 2, width)
-    if key == "real":
-        return "" if row.is_group else _number(row.real, 2, width)
+    if key == "real":           # (a group's too: only its Effective Priority means nothing)
+        return _number(row.real, 2, width) if row.factor > 0 else ""
     if key == "factor":
         return _number(row.factor, 2, width)
     if key == "inuse":
@@ -179,7 +179,7 @@ _SURPLUS_WORDS = {"regroup": "Regroup", "byquota": "ByQuota", "no": "no"}
 def _groups_config():
     from gridtools.cli.condor.machineviews import client_config
     from gridtools.sched.groups import GroupsConfig
-    return GroupsConfig.from_config(client_config())
+    return GroupsConfig.as_negotiator_reads(client_config())
 
 
 def _quotas(view, groups):
@@ -199,11 +199,15 @@ def _quotas(view, groups):
     return found, footer
 
 
-def _ordered(rows, groups, group_of, hier, group_order, hide_groups):
-    """(row, shown name, is a member shown under its group, group) in display order."""
+def _ordered(rows, groups, group_of, hier, group_order, hide_groups, place=None):
+    """(row, shown name, is a member shown under its group, group) in display order;
+    ``place``: group -> its sort key in a hierarchical table (``_hier_place``)."""
     if hier:
         out = []
-        for group in sorted(groups, key=str.lower) + ["<none>"]:
+        names = sorted(groups, key=str.lower) + ["<none>"]
+        if place is not None:
+            names.sort(key=lambda g: place.get(g, (True,)))
+        for group in names:
             head = next((r for r in rows if r.is_group and r.name == group), None)
             members = [r for r in rows if not r.is_group and group_of(r) == group]
             if head is None and not members:
@@ -214,9 +218,9 @@ def _ordered(rows, groups, group_of, hier, group_order, hide_groups):
     users = [(r, r.name, False, group_of(r)) for r in rows if not r.is_group]
     heads = [] if hide_groups else [(r, r.name, False, r.name) for r in rows if r.is_group]
     if group_order:
-        # groups first in the accountant's order (the root group <none> first, and so
-        # not shown: HTCondor shows it only after another group)
-        place = {name: i for i, name in enumerate(["<none>"] + list(groups))}
+        # groups first in the accountant's order (breadth first, the root group <none> first)
+        walk = sorted(groups, key=lambda g: (g.count("."), g.lower()))
+        place = {name: i for i, name in enumerate(["<none>"] + walk)}
         heads.sort(key=lambda item: (place.get(item[1], len(place)), item[1]))
         return heads + users
     return sorted(heads + users, key=lambda item: (item[0].effective, item[0].name))
@@ -225,6 +229,16 @@ def _ordered(rows, groups, group_of, hier, group_order, hide_groups):
 def _group_ids(groups):
     """group -> its Group Id: 1, 2, ... by name, 0 for <none> (as HTCondor numbers them)."""
     return {name: i for i, name in enumerate(sorted(groups), 1)}
+
+
+def _hier_place(groups, keys, orders, ids, none_last):
+    """group -> its sort key in a hierarchical table, as HTCondor's condor_userprio sorts
+    them: by Group Order (DisplayOrder) when priority or usage columns show, else by
+    Group Id; ties by Group Id (<none> is 0); <none> last when the global surplus
+    policy is Regroup."""
+    by_order = bool({"effective", "inuse", "total"} & set(keys))
+    return {g: (none_last and g == "<none>", orders.get(g, 0.0) if by_order else 0.0, ids.get(g, 0))
+            for g in list(groups) + ["<none>"]}
 
 
 def _orders(rows, groups, group_of, keys, quotas, ids):
@@ -265,9 +279,13 @@ def render(rows, acc, domain, now, shown=(), view=None):
     hide_users = bool(keys) and set(keys) <= set(QUOTAS)
     quotas, global_surplus = _quotas(view, groups)
     ids = _group_ids(groups)
-    orders = _orders(rows, groups, group_of, keys, quotas, ids) if "order" in keys else {}
-    ordered = _ordered(rows, groups, group_of, hier, view.group_order, hide_groups)
-    if not hier:            # <none> shows only once another group has
+    orders = _orders(rows, groups, group_of, keys, quotas, ids)
+    place = _hier_place(groups, keys, orders, ids, global_surplus == "Regroup") if hier else None
+    if "order" not in keys:
+        orders = {}
+    ordered = _ordered(rows, groups, group_of, hier, view.group_order, hide_groups, place)
+    # (<none> shows when a user listed is in another group, else once another group has)
+    if not hier and not any(not r.is_group and group_of(r) != "<none>" for r in rows):
         kept, seen = [], False
         for item in ordered:
             if item[0] is not None and item[0].is_group:
