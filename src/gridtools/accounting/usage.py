@@ -8,13 +8,19 @@ for its user *within* that project; a job without a project for the user.
 This is how Grid Engine keeps usage, and how the share tree reads it back
 (a user leaf under a project node weighs the user's usage in that project).
 
-Decay is exact: an account holding ``u`` at time ``t0`` holds
-``u * 0.5 ** ((t - t0) / half_life)`` at time ``t``, so 1,000 units are
-500 after one half-life, 250 after two, 125 after three. A half-life of 0
-keeps usage forever; a negative one forgets what was counted at once, and
-an account then holds what its running jobs have used so far (Grid Engine's
-``halflife_decay_list`` -1: only running jobs count). Long-term usage is
-never decayed.
+Decay is Grid Engine's: a half-life of ``h`` minutes gives the per-minute
+decay constant ``c = 1 - ln 2 / h`` (Grid Engine's usage interval is one
+minute), and an account holding ``u`` at time ``t0`` holds
+``u * c ** ((t - t0) / 60)`` at time ``t`` (seconds). For long half-lives
+this is the exponential ``0.5 ** ((t - t0) / half_life)`` to a few parts in
+a billion; for short ones it decays faster (a 2-minute half-life keeps
+0.653 per minute, not 0.707). A half-life of 0 keeps usage forever. A
+negative one gives the constant 0, and so does a half-life of ln 2 minutes
+(about 41.6 seconds) or less, where Grid Engine's constant would be
+negative: what was counted is held until the end of the scheduling pass that
+reads it (``Ledger.end_pass``), so each pass sees only what was counted since
+the previous one (Grid Engine's ``halflife_decay_list`` -1). Long-term usage
+is never decayed.
 
 Each account also counts the tasks that ended (Grid Engine's
 ``finished_jobs`` usage), decayed the same way with a half-life of its own
@@ -27,6 +33,7 @@ Nothing here reads a clock or a file: times are arguments, and
 persists and reloads.
 """
 
+import math
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -34,6 +41,8 @@ from enum import Enum
 DATA_VERSION = 1
 #: the three kinds of usage, in the order the scheduler configuration lists them
 KINDS = ("cpu", "mem", "io")
+#: seconds between two applications of the decay constant (Grid Engine's SGE_USAGE_INTERVAL)
+USAGE_INTERVAL = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +85,8 @@ ZERO = Usage()
 
 @dataclass(frozen=True, slots=True)
 class HalfLife:
-    """Half-life of each kind of usage in seconds (0: never decays, < 0: forgotten at once),
-    and of the count of ended tasks (``jobs``)."""
+    """Half-life of each kind of usage in seconds (0: never decays, < 0: held until the
+    end of the pass that reads it), and of the count of ended tasks (``jobs``)."""
     cpu: float
     mem: float
     io: float
@@ -97,14 +106,38 @@ class HalfLife:
         return Usage(decay_factor(self.cpu, elapsed), decay_factor(self.mem, elapsed),
                      decay_factor(self.io, elapsed))
 
+    def per_pass(self):
+        """Which of cpu, mem and io have the decay constant 0 (counted per pass)."""
+        return tuple(decay_constant(h) == 0.0 for h in (self.cpu, self.mem, self.io))
 
-def decay_factor(half_life, elapsed):
-    """What is left of one unit after ``elapsed`` seconds with ``half_life``."""
-    if elapsed <= 0 or half_life == 0:
+    def held_factors(self, elapsed):
+        """``factors``, except 1 for the kinds counted per pass: those are held until
+        the pass ends."""
+        held = self.per_pass()
+        found = self.factors(elapsed)
+        return Usage(*(1.0 if h else f for h, f in zip(held, (found.cpu, found.mem, found.io))))
+
+
+def decay_constant(half_life):
+    """Grid Engine's per-minute decay constant of ``half_life`` seconds: 1 for 0 (no
+    decay), 0 for a negative one, else ``1 - ln 2 * 60 / half_life``, and 0 where that
+    is not positive (a half-life of ln 2 minutes or less)."""
+    if half_life == 0:
         return 1.0
     if half_life < 0:
         return 0.0
-    return 0.5 ** (elapsed / half_life)
+    return max(1.0 - math.log(2.0) * USAGE_INTERVAL / half_life, 0.0)
+
+
+def decay_factor(half_life, elapsed):
+    """What is left of one unit after ``elapsed`` seconds with ``half_life``: the decay
+    constant to the power of the minutes elapsed."""
+    if elapsed <= 0:
+        return 1.0
+    constant = decay_constant(half_life)
+    if constant == 1.0 or constant == 0.0:
+        return constant
+    return constant ** (elapsed / USAGE_INTERVAL)
 
 
 class Holder(Enum):
@@ -170,7 +203,6 @@ class Ledger:
     accounts: dict = field(default_factory=dict)     # AccountKey -> Account
     debited: dict = field(default_factory=dict)      # (job, task) -> Usage already counted
     holders: dict = field(default_factory=dict)      # (job, task) -> (user, project) of a running one
-    _running: dict | None = field(default=None, repr=False, compare=False)   # AccountKey -> Usage
 
     def record(self, sample):
         """Count what the sample's task used beyond what was counted before.
@@ -183,7 +215,6 @@ class Ledger:
         grown = sample.used.growth_since(counted)
         self.debited[key] = sample.used.most(counted)
         self.holders[key] = (sample.user, sample.project)
-        self._running = None
         for account_key in keys_of(sample.user, sample.project):
             self._add(account_key, grown, sample.time)
         return grown
@@ -214,34 +245,31 @@ class Ledger:
     def drop(self, job, task):
         """Stop tracking a task that ended without a final sample; True when it was tracked."""
         found = self.debited.pop((job, task), None) is not None
-        if self.holders.pop((job, task), None) is not None:
-            self._running = None
+        self.holders.pop((job, task), None)
         return found
 
     def usage(self, key, now):
         """The decayed usage of an account at ``now`` (zero for an unknown one); for the
-        kinds whose half-life is negative, what its running jobs have used so far."""
+        kinds counted per pass, what was counted since the previous ``end_pass``."""
         account = self.accounts.get(key)
-        found = ZERO if account is None else account.usage.times(self.half_life.factors(now - account.stamp))
-        hl = self.half_life
-        if hl.cpu < 0 or hl.mem < 0 or hl.io < 0:
-            running = self._running_usage().get(key, ZERO)
-            found = Usage(running.cpu if hl.cpu < 0 else found.cpu, running.mem if hl.mem < 0 else found.mem,
-                          running.io if hl.io < 0 else found.io)
-        return found
+        if account is None:
+            return ZERO
+        return account.usage.times(self.half_life.held_factors(now - account.stamp))
 
-    def _running_usage(self):
-        """AccountKey -> what the running tasks counted in it have used so far."""
-        if self._running is None:
-            sums = {}
-            for task, used in self.debited.items():
-                holder = self.holders.get(task)
-                if holder is None:
-                    continue
-                for account_key in keys_of(*holder):
-                    sums[account_key] = sums.get(account_key, ZERO) + used
-            self._running = sums
-        return self._running
+    def end_pass(self):
+        """A scheduling pass has read the usage: the kinds counted per pass (decay
+        constant 0) start again from nothing, as Grid Engine's decay by 0 at the next
+        pass leaves them. True when an account changed."""
+        held = self.half_life.per_pass()
+        if not any(held):
+            return False
+        keep = Usage(*(0.0 if h else 1.0 for h in held))
+        changed = False
+        for account in self.accounts.values():
+            if account.usage.times(keep) != account.usage:
+                account.usage = account.usage.times(keep)
+                changed = True
+        return changed
 
     def long_term(self, key):
         account = self.accounts.get(key)
@@ -281,7 +309,7 @@ class Ledger:
 
     def _decay(self, account, time):
         if time > account.stamp:
-            account.usage = account.usage.times(self.half_life.factors(time - account.stamp))
+            account.usage = account.usage.times(self.half_life.held_factors(time - account.stamp))
             account.finished *= decay_factor(self.half_life.jobs, time - account.stamp)
             account.stamp = time
 

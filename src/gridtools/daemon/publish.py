@@ -344,6 +344,8 @@ def publish(state, snap_queues, loads, now=None):
         "reasons": _plain_reasons(state.reasons),
         "share_tree": share_tree_rows(state.share_tree, state.usage.ledger),
         "share_halflife": list(state.usage.halftime or ()),     # seconds of cpu, mem, io
+        # sched_conf's halftime in seconds: what sge_share_mon -u decays with
+        "share_halftime": float(view.config_parts(state)["policy_config"].halftime) * 3600.0,
         "faults": faults.published(state),
         "task_hard": task_hard(state),
     }

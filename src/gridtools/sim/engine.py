@@ -180,6 +180,7 @@ class Simulation:
         self._submit(now)
         self._end(now)
         snap = self.snapshot(now)
+        self.ledger.end_pass()          # (usage counted per pass: this pass read it)
         began = _time.perf_counter()
         decisions = cycle(snap)
         self.stats.passes.append(_time.perf_counter() - began)

@@ -9,7 +9,7 @@ names once, before the first collection, followed by ``-l`` and ``-r``.
 level% and total% are fractions (0 to 1). usage_time is when a user's
 usage was last brought up to date (0 on nodes that are no user). cpu, mem
 and io are the decayed usage as of the last pass, ``-u`` decays it on to
-now; ltcpu, ltmem and ltio the long-term usage. ``-x`` prints leaf nodes
+now with sched_conf's halftime (not halflife_decay_list); ltcpu, ltmem and ltio the long-term usage. ``-x`` prints leaf nodes
 only, ``-t`` times as ctime(3) text; node names after the options print
 only those nodes; ``-c`` collections ``-i`` seconds apart (default:
 forever, every 15 seconds).
@@ -119,13 +119,17 @@ def _values(row, now, factors, opts):
 
 
 def _factors(snap, now, opts):
-    """What is left of the published decayed usage at ``now`` (-u), per cpu, mem and io."""
+    """What is left of the published decayed usage at ``now`` (-u), per cpu, mem and io:
+    decayed with sched_conf's halftime alone, as Grid Engine's monitor decays it (it
+    passes no halflife_decay_list)."""
     if not opts.decayed:
         return (1.0, 1.0, 1.0)
     from gridtools.accounting.usage import decay_factor
-    lives = snap.get("share_halflife") or ()
+    halftime = snap.get("share_halftime")
+    if not isinstance(halftime, (int, float)) or isinstance(halftime, bool):
+        return (1.0, 1.0, 1.0)
     elapsed = now - float(snap.get("time") or now)
-    return tuple(decay_factor(float(h), elapsed) for h in lives) if len(lives) == 3 else (1.0, 1.0, 1.0)
+    return (decay_factor(float(halftime), elapsed),) * 3
 
 
 def _is_leaf(rows, row):

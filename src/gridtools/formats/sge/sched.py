@@ -7,6 +7,8 @@ io to floats; ``params`` and ``halflife_decay_list`` are text or None
 (written ``none``).
 """
 
+import re
+
 from gridtools.formats.sge.attrfile import Field, FieldError, Refusal, Schema
 from gridtools.formats.sge.codecs import (
     Boolean, Choice, Integer, KeyValues, OptText, Real, Text, Time, TimeSpec)
@@ -92,28 +94,36 @@ def _check_job_info(value):
 
 #: usage kinds halflife_decay_list may name
 DECAY_KINDS = ("cpu", "mem", "io", "finished_jobs")
+#: Grid Engine's refusal of a halflife_decay_list without one valid entry
+BAD_DECAY_LIST = "Invalid halflife_day_list. Ignoring the setting."
+#: the number at the start of an entry's value, as sscanf's %lf reads it
+_LEADING_NUMBER = re.compile(r"\s*([-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?))",
+                             re.IGNORECASE)
 
 
 def decay_list(value):
-    """``halflife_decay_list`` as {usage kind: minutes} (-1: only running jobs count,
-    0: no decay); empty for ``none``. FieldError when it is malformed."""
+    """``halflife_decay_list`` as {usage kind: minutes} (< 0: only what was counted since
+    the previous pass, 0: no decay); empty for ``none``.
+
+    Read as Grid Engine reads it: entries separated by colons, each a name, ``=`` and a
+    value that begins with a number (``2min`` is 2); an entry whose value does not is
+    left out, and so is a name other than cpu, mem, io and finished_jobs (names are
+    case-sensitive; the first entry of a name counts). A Refusal when no entry at all is
+    valid."""
     text = str(value or "").strip()
     if not text or text.lower() == "none":
         return {}
-    found = {}
-    for part in text.split(":"):
-        kind, eq, minutes = part.strip().partition("=")
-        kind = kind.strip().lower()
-        try:
-            number = float(minutes)
-        except ValueError:
-            number = None
-        if not eq or kind not in DECAY_KINDS or kind in found or number is None \
-                or (number < 0 and number != -1):
-            raise FieldError(f'invalid value "{text}" for attribute "halflife_decay_list": expected '
-                             "cpu, mem, io or finished_jobs = minutes (-1, 0 or more), separated by colons",
-                             "halflife_decay_list")
-        found[kind] = number
+    found, valid = {}, 0
+    for part in filter(None, text.split(":")):
+        words = [w for w in part.split("=") if w]
+        number = _LEADING_NUMBER.match(words[1]) if len(words) >= 2 else None
+        if number is None:
+            continue
+        valid += 1
+        if words[0] in DECAY_KINDS and words[0] not in found:
+            found[words[0]] = float(number.group(1))
+    if not valid:
+        raise Refusal(BAD_DECAY_LIST, "halflife_decay_list")
     return found
 
 
@@ -178,7 +188,6 @@ def _formula_refusal(formula, complexes):
     or one of a string type; None when ``complexes`` (the complex) is not at hand."""
     if not complexes or formula.lower() == "none":
         return 'The keyword "none" is not allowed in "load_formula"' if complexes else None
-    import re
     from gridtools.formats.sge.complex import STRING_TYPES, lookup
     for factor in re.split(r"[-+*/]", formula.replace(" ", "")):
         name = factor.lstrip("$")

@@ -72,7 +72,8 @@ def _build(records, node_id, seen):
             "childnodes": []}
     for child in _children_ids(record, number):
         if child not in records:
-            raise FieldError(f"node {node_id} names child {child}, which does not exist", "childnodes", number)
+            # (Grid Engine's words; its qconf then exits 0, having stored nothing)
+            raise Refusal(f"found reference to node {child} but no specification", "childnodes")
         if child in seen:
             raise FieldError(f"node {child} appears twice in the tree", "childnodes", number)
         node["childnodes"].append(_build(records, child, seen))

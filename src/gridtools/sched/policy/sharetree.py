@@ -24,8 +24,9 @@ and ostt are computed again: cf limits how far a node that used little may
 race ahead of its long-term target.
 
 Running jobs get ``ostt * weight_tickets_share`` of their leaf, split evenly
-among the leaf's running jobs (or by job shares, -js, when any has some),
-computed over the running jobs alone. Pending jobs are handed out in
+among the leaf's running jobs (or by job shares, -js, when any has some,
+each job's tickets then rounded down to a whole number), computed over the
+running jobs alone. Pending jobs are handed out in
 order: at each leaf by job shares (or, when the policy is dependent, by the
 tickets of the policies above it in the hierarchy) and first come, first
 served; the n-th pending job of a node gets
@@ -259,8 +260,8 @@ def running_tickets(tree, running, pool, compensation_factor):
         node = refs[0].node
         node_pool = node.ostt * pool
         job_shares = sum(ref.job.jobshare for ref in refs)
-        for ref in refs:
-            ref.stckt = (node_pool * ref.job.jobshare / job_shares if job_shares
+        for ref in refs:         # (by job shares: a whole number, as Grid Engine truncates it)
+            ref.stckt = (float(int(node_pool * ref.job.jobshare / job_shares)) if job_shares
                          else node_pool / len(refs))
 
 
