@@ -8,8 +8,8 @@ twice. The
 scheduler reads the accounts, decayed to the time of each pass, as the
 members' usage of the share tree. The half-life is sched_conf's
 ``halftime`` (hours; 0 keeps usage forever), or for each kind of usage the
-minutes its ``halflife_decay_list`` gives (0 keeps it forever, -1 forgets
-what ended jobs used at once). Each task of a job that ends (not the tasks
+minutes its ``halflife_decay_list`` gives (0 keeps it forever, a negative
+value counts only what was used since the previous pass). Each task of a job that ends (not the tasks
 of a parallel job's slaves) also counts as one finished job for its owner
 and project (``Ledger.count_finished``), decayed as halflife_decay_list's
 ``finished_jobs`` says (without a list: forgotten at once).

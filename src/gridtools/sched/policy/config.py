@@ -78,7 +78,8 @@ class PolicyConfig:
     policy_hierarchy: tuple = (Policy.OVERRIDE, Policy.FUNCTIONAL, Policy.SHARE_TREE)
     # share tree: half-life of usage in hours (0: no decay), usage weights, compensation
     halftime: float = 168.0
-    # minutes by usage kind (halflife_decay_list; -1: only running jobs count, 0: no decay;
+    # minutes by usage kind (halflife_decay_list; negative: only the usage since the previous
+    # pass counts, 0: no decay;
     # finished_jobs: see finished_half_life)
     decay_minutes: tuple = ()            # ((kind, minutes), ...); others follow halftime
     usage_weights: Usage = Usage(1.0, 0.0, 0.0)
