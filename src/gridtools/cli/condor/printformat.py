@@ -2,11 +2,13 @@
 (``printmask``) read as HTCondor's tools read it, and the tables they print with it.
 
 ``load`` reads the file ("-": standard input) and prints the warnings HTCondor
-prints about it on standard error; a file that cannot be read, or one that asks
-for an aggregation (``SELECT FROM AUTOCLUSTER``, ``SELECT UNIQUE``: autoclusters
-the cell does not keep), is refused in HTCondor's words. condor_status prints
-the heading line (unless NOHEADER) and the rows, then, with SUMMARY STANDARD,
-the summary of its query mode after a blank line; condor_q prints its title
+prints about it on standard error; a file that cannot be read is refused in
+HTCondor's words, and so is, by condor_status, one that asks for an aggregation
+(``SELECT FROM AUTOCLUSTER``, ``SELECT UNIQUE``). condor_q shows such a file's
+columns for the autoclusters of the queue, or for the groups of jobs alike in
+the attributes the file refers to (``aggregate_table``, ``unique_attrs``).
+condor_status prints the heading line (unless NOHEADER) and the rows, then, with
+SUMMARY STANDARD, the summary of its query mode after a blank line; condor_q prints its title
 (unless NOTITLE), the heading line, the rows and, with SUMMARY STANDARD, its
 totals line. GROUP BY is read and, as in HTCondor's condor_status, not used by
 condor_status; condor_q sorts its rows by it, as HTCondor's does (``grouped``).
@@ -35,7 +37,7 @@ def load(path, tool):
     except OSError:
         raise GridError(lines(f"Can't open select file: {path}", f"Error: invalid select file {path}"), 1) from None
     mask = printmask.parse(text, truncate=tool == "condor_q", tool=tool)
-    if mask.aggregate is not None:
+    if mask.aggregate is not None and tool != "condor_q":
         raise GridError(lines("print-format aggregation not supported", f"Error: invalid select file {path}"), 1)
     for line in mask.messages:
         sys.stderr.write(line + "\n")
@@ -95,6 +97,43 @@ def q_table(mask, procs, ad_of, title, totals, cut, counted=None):
     return out
 
 
+def aggregate_table(mask, ads, ident, title, cut):
+    """condor_q's text of a print-format file over autocluster or group ads (``SELECT
+    FROM AUTOCLUSTER``, ``SELECT UNIQUE``, -autocluster, -group-by): ``title`` unless
+    NOTITLE, the heading unless NOHEADER and a row per ad (``cut`` to the display). No
+    totals are made of such ads: SUMMARY STANDARD leaves two empty lines, and a custom
+    summary shows the counts of no jobs, as HTCondor's condor_q prints them. The ads
+    come in the order of their ``ident`` (AutoClusterId or Id)."""
+    if mask.group_by:
+        ads = grouped(mask, ads, ident)
+    head, rows = mask.table(ads)
+    out = "" if mask.notitle else title
+    out += cut((head or "") + "".join(rows))
+    if mask.summary_mask is not None:
+        sumy = mask.summary_mask
+        shown, values = sumy.table([summary_ad([("", [])])])
+        out += (shown if sumy.columns else "") + "\n" + values[0] + "\n"
+    elif mask.summary:
+        out += "\n\n"
+    return out
+
+
+def unique_attrs(mask):
+    """The attributes the columns and GROUP BY keys of ``mask`` refer to, sorted ignoring
+    case: what ``SELECT UNIQUE`` groups the jobs by."""
+    from gridtools.classad import parse
+    from gridtools.cli.condor.qautocluster import _lower_sorted, _names
+    texts = [col.expr for col in mask.columns] + [text for text, _descending in mask.group_by]
+    found = []
+    for text in texts:
+        try:
+            expr = parse(text, old=True)
+        except Exception:  # noqa: BLE001 - an expression that does not parse refers to nothing
+            continue
+        found += [name for scope, name in _names(expr) if scope in (None, "my")]
+    return _lower_sorted(found)
+
+
 def summary_ad(counted):
     """HTCondor's summary ad of condor_q: for each (prefix, procs) of ``counted`` (the
     query's without one, the caller's ``My``, everybody's ``Allusers``), the jobs
@@ -126,11 +165,12 @@ def summary_ad(counted):
     return ad
 
 
-def grouped(mask, ads):
+def grouped(mask, ads, ident=None):
     """The job ads in the order of condor_q's GROUP BY: by the text of the values of
     the GROUP BY expressions (strings in their quotes, each followed by a newline),
-    then by the job id, compared as HTCondor's condor_q compares its sort keys (as
-    text; ASCENDING and DESCENDING, as in HTCondor, change nothing)."""
+    then by the job id (of autocluster or group ads: their ``ident``), compared as
+    HTCondor's condor_q compares its sort keys (as text; ASCENDING and DESCENDING, as
+    in HTCondor, change nothing)."""
     from gridtools.classad import parse
     from gridtools.classad.values import unparse_value
     exprs = []
@@ -142,6 +182,9 @@ def grouped(mask, ads):
 
     def key(ad):
         parts = [unparse_value(e.eval(ad), old=True) + "\n" for e in exprs]
+        if ident is not None:
+            number = ad.eval(ident)
+            return "".join(parts) + "%016X" % ((number if type(number) is int else 0) & 0xFFFFFFFFFFFFFFFF)
         cluster, proc = ad.eval("ClusterId"), ad.eval("ProcId")
         cluster = cluster if type(cluster) is int else 0
         proc = proc if type(proc) is int else -1

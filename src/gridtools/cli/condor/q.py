@@ -362,6 +362,8 @@ def _print_format(opts, path):
         return
     from gridtools.cli.condor import printformat
     opts.print_format, opts.view = printformat.load(path, "condor_q"), "print"
+    if opts.print_format.aggregate is not None:     # (its rows: autoclusters or groups, qautocluster)
+        opts.autocluster = "default" if opts.print_format.aggregate == "autocluster" else "group-by"
     if opts.print_format.where is not None:
         opts.selection.constraints.append(opts.print_format.where)
 

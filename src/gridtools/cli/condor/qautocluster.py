@@ -22,9 +22,11 @@ views, on the attributes of the per-job table, shown in it (``group_table``).
 
 The default view is HTCondor's autocluster table (``   ID COUNT UNIVERSE CPUS
 MEMORY     DISK REQUIREMENTS``, no totals); ``-long``, ``-json``, ``-xml``,
-``-af`` and ``-format`` show the ads. With ``-jobads FILE`` the file's ads
-are taken as autocluster or group ads, and with ``-userlog`` the log's job
-ads (``from_file``).
+``-af`` and ``-format`` show the ads, and ``-print-format FILE`` its columns of
+them (``SELECT FROM AUTOCLUSTER`` in the file asks for the autoclusters,
+``SELECT UNIQUE`` for the groups of the attributes its columns refer to).
+With ``-jobads FILE`` the file's ads are taken as autocluster or group ads,
+and with ``-userlog`` the log's job ads (``from_file``).
 """
 
 import time
@@ -203,9 +205,12 @@ def from_file(opts, ads, attributes, label, now):
     ads = _by_id(_selected(opts, ads), ident)
     if opts.view in AD_VIEWS:
         return attributes(opts, ads, _Own())
+    title = f"\n\n-- {label} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n"
+    if opts.view == "print":
+        return _print_table(opts, ads, title)
     if opts.autocluster == "group-by":
         return group_table(opts, ads, attributes, label, now)
-    return f"\n\n-- {label} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n" + table(ads)
+    return title + table(ads)
 
 
 def run(opts, attributes, render_title):
@@ -221,13 +226,17 @@ def run(opts, attributes, render_title):
     now = time.time()
     if opts.autocluster == "group-by":
         names = list(opts.af_attrs or [attr for _fmt, attr in opts.formats] or opts.attributes or [])
-        if opts.view not in AD_VIEWS:
+        if opts.view == "print":
+            names = _print_attrs(opts.print_format)
+        elif opts.view not in AD_VIEWS:
             names = list(TABLE_ATTRS)
         jobs = [source.ad(p) for p in everyone]
         if opts.selection.constraints:
             exprs = Q.compile_constraints(opts.selection.constraints)
             jobs = [ad for ad in jobs if Q.matches_all(ad, exprs)]
         ads = _selected(opts, aggregate(jobs, names, "Id"))
+        if opts.view == "print":
+            return _print_table(opts, ads, render_title(now))
         if opts.view not in AD_VIEWS:
             return group_table(opts, ads, attributes, render_title(now).partition("-- ")[2].partition(" @ ")[0], now)
     else:
@@ -237,7 +246,31 @@ def run(opts, attributes, render_title):
         ads = _selected(opts, aggregate([source.ad(p) for p in live], significant(machines), "AutoClusterId"))
     if opts.view in ("long", "json", "xml", "af", "format"):
         return attributes(opts, ads, _Own())
+    if opts.view == "print":
+        return _print_table(opts, ads, render_title(now))
     return render_title(now) + table(ads)
+
+
+def _print_attrs(mask):
+    """What -group-by groups on with a print-format file: the attributes the file refers
+    to (with ``SELECT UNIQUE`` alone; else with the job ids, as HTCondor's condor_q adds
+    them to its query)."""
+    from gridtools.cli.condor import printformat
+    names = printformat.unique_attrs(mask)
+    if mask.aggregate is None:
+        names = _lower_sorted(names + ["ClusterId", "ProcId"])
+    return names
+
+
+def _print_table(opts, ads, title):
+    """The autocluster or group ads in the columns of -print-format's file (``SELECT
+    FROM AUTOCLUSTER``, ``SELECT UNIQUE``, or a file given with -autocluster or
+    -group-by), cut to the display as condor_q cuts its tables."""
+    from gridtools.cli import condor
+    from gridtools.cli.condor import printformat
+    width = condor.table_width(opts.wide)
+    ident = "Id" if opts.autocluster == "group-by" else "AutoClusterId"
+    return printformat.aggregate_table(opts.print_format, ads, ident, title, lambda body: condor.cut(body, width))
 
 
 def group_table(opts, ads, attributes, label, now):

@@ -243,22 +243,28 @@ def hold_codes(procs):
     return "\n".join(lines) + "\n"
 
 
-UNIVERSES = {1: "standard", 5: "vanilla", 7: "scheduler", 9: "grid", 11: "parallel", 12: "local"}
+#: HTCondor's -idle layout (condor_q's jobIdle print format): the universe by its name
+#: (JOB_UNIVERSE), the shadow's starts, and blank cells for what a job does not define
+IDLE_FORMAT = """SELECT
+   ClusterId     AS ' ID'  NOSUFFIX WIDTH 5 PRINTF '%4d.'
+   ProcId        AS ' '    NOPREFIX WIDTH 3 PRINTF '%-3d'
+   Owner         AS  OWNER          WIDTH -14 PRINTAS OWNER OR ??
+   JobUniverse   AS 'UNIVERSE '  PRINTAS JOB_UNIVERSE
+   RequestCpus   AS CPUS         PRINTF '%4d'
+   RequestMemory AS MEMORY       PRINTF '%6d'
+   NumShadowStarts?:0 AS STARTS  PRINTF '%6d'
+   LastRemoteHost AS LAST_HOST WIDTH 0
+SUMMARY NONE
+"""
 
 
 def idle(procs, ad_of):
-    lines = [f" ID  {'':3} {'OWNER':<14} {'UNIVERSE':<9} CPUS MEMORY STARTS LAST_HOST"]
-    for p in procs:
-        ad = ad_of(p)
-        cpus, memory = ad.eval("RequestCpus"), ad.eval("RequestMemory")
-        cpus = int(cpus) if type(cpus) in (int, float) else 1
-        memory = int(memory) if type(memory) in (int, float) else 0
-        starts = ad.eval("NumJobStarts")
-        starts = int(starts) if type(starts) in (int, float) else 0
-        last = ad.eval("LastRemoteHost")
-        lines.append(f"{_id_cells(p)} {p.owner:<14} {UNIVERSES.get(p.universe, str(p.universe)):<9} "
-                     f"{cpus:4d} {memory:6d} {starts:6d} {last if isinstance(last, str) else ''}".rstrip())
-    return "\n".join(lines) + "\n"
+    """``-idle``: the procs in HTCondor's -idle layout (``IDLE_FORMAT``, printed as a
+    print-format file is)."""
+    from gridtools.cli.condor import printmask
+    mask = printmask.parse(IDLE_FORMAT, truncate=True, tool="condor_q")
+    head, rows = mask.table([ad_of(p) for p in procs])
+    return head + "".join(rows)
 
 
 # ---------------------------------------------------------------- batches

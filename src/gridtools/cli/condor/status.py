@@ -34,6 +34,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
     where [help-opt] is
         -help                   This screen
     and [query-opt] is one of
+        -slots                  Display slot resource attributes (the default)
         -avail                  Print information about available resources
         -run                    Same as -claimed [deprecated]
         -claimed                Print information about claimed resources
@@ -65,6 +66,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -target <file>          Use target classad with -format or -af evaluation
         -limit <n>              Display no more than <n> classads
         -sort <expr>            Sort ClassAds by expressions. 'no' disables sorting
+        -natural[:off]          Accepted (changes nothing)
         -total                  Print totals only
         -compact                Show a single line per machine
         -nocompact              Show a line per slot (the default)
@@ -230,6 +232,12 @@ def _one(opts, argv, i, arg):
         return i + 1
     if _prefix(arg, "nocompact", 5):
         opts.compact = False
+        return i + 1
+    if _prefix(arg, "slots", 2):        # the slots' mode (the default), and not -compact's rows
+        opts.mode, opts.compact = "slots", False
+        opts.picked.append((i + 1, arg, "slots"))
+        return i + 1
+    if _prefix(arg, "natural", 3):      # (-natural[:off]: the rows keep the order the ads are published in)
         return i + 1
     if _prefix(arg, "expert", 1):     # (shorter error messages: these are short already)
         return i + 1

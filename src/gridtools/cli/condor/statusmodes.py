@@ -1,11 +1,11 @@
 """condor_status's query modes and display styles given together, judged as HTCondor's
 condor_status judges them (loaded only when more than one is given).
 
-The first of the query modes (-avail, -claimed, -run, -gpus, -startd, -schedd,
--submitters, -master, -any) sets the mode; a later one may only turn it into a
-kindred mode (-gpus and -startd in either order make the startds' GPUs, -schedd
-after -claimed and -run after -claimed or -schedd) or repeat it exactly as
-typed: any other is refused, ``Error:  Arg N (...) contradicts arg M (...)``,
+The first of the query modes (-slots, -avail, -claimed, -run, -gpus, -startd,
+-schedd, -submitters, -master, -any) sets the mode; a later one may only turn it
+into a kindred mode (-gpus and -startd in either order make the startds' GPUs,
+-schedd after -claimed and -run after -slots, -claimed or -schedd) or repeat it
+exactly as typed: any other is refused, ``Error:  Arg N (...) contradicts arg M (...)``,
 exit 1. Each mode and -server, -state, -af, -format, -print-format, -long,
 -json and -xml also set a display style, ranked; a style below the one set
 before is reported on standard error in the same words (``arg`` in lower case)
@@ -43,7 +43,7 @@ class _Judge:
         mode = self.mode
         to, reset = word, False
         if word == "run":
-            to, reset = ("claimed", True) if mode == "claimed" else ("schedd_run", mode == "schedd")
+            to, reset = ("claimed", True) if mode in ("slots", "claimed") else ("schedd_run", mode == "schedd")
         elif word == "gpus":
             to, reset = ("startd_gpus", True) if mode == "startd" else ("slots_gpus", False)
         elif word == "startd" and mode == "slots_gpus":
