@@ -51,6 +51,10 @@ SAVE_SLOTS_EVERY = 0.25
 TOO_COSTLY = "concurrencylimits-too-costly"
 
 
+#: HTCondor's default MAX_NEXT_JOB_START_DELAY: ten minutes
+MAX_NEXT_JOB_START_DELAY = 600.0
+
+
 class Condor:
     """The daemon's HTCondor side (see the module docstring)."""
 
@@ -161,6 +165,7 @@ class Condor:
                 limits != snap.config.concurrency:
             snap = replace(snap, config=replace(snap.config, slotless_start=rules, max_jobs_running=most,
                                                 concurrency=limits))
+        snap = self._throttles(state, snap)
         if not matchpass.enabled(snap.config):
             condor_jobs = memo.condor_jobs if memo is not None else True
             refused, unwanted, by_task, condor_jobs, put_off = slotads.refusals(ctx, snap.jobs, condor_jobs,
@@ -351,6 +356,61 @@ class Condor:
                     return _number(text)
             return None
         return self.conf.derived(("concurrency", name), read)
+
+    def _throttles(self, state, snap):
+        """``snap`` with the start throttles: each host's MAX_STARTERS, and the hold a
+        start with NextJobStartDelay put on the next start (capped by
+        MAX_NEXT_JOB_START_DELAY)."""
+        starters = self.max_starters(state)
+        if any(starters.get(name, 0) != host.max_starters for name, host in snap.hosts.items()):
+            snap = replace(snap, hosts={name: replace(host, max_starters=starters.get(name, 0))
+                                        for name, host in snap.hosts.items()})
+        cap = self.max_start_delay(state)
+        if state.next_job_start != snap.config.start_hold or cap != snap.config.max_start_delay:
+            snap = replace(snap, config=replace(snap.config, start_hold=state.next_job_start,
+                                                max_start_delay=cap))
+        return snap
+
+    def max_starters(self, state):
+        """host -> condor_config's MAX_STARTERS as the host reads it (an integer
+        expression; LoadLeveler's startd runs at most that many jobs at once) for the
+        hosts that set one above 0, once per reading."""
+        if self.conf.main is None:
+            self.refresh(state)
+        from gridtools.daemon import view
+        hosts = tuple(view.exec_hosts(state.config))
+
+        def read():
+            found = {}
+            for host in hosts:
+                text = (self.conf.host(host).get("MAX_STARTERS") or "").strip()
+                if not text:
+                    continue
+                value = _number(text)
+                if value is None:
+                    state.log(f"E|MAX_STARTERS ({text}) of host {host} is not an integer: no limit")
+                elif value >= 1:
+                    found[host] = int(value)
+            return found
+        return self.conf.derived(("max_starters", hosts), read)
+
+    def max_start_delay(self, state):
+        """condor_config's MAX_NEXT_JOB_START_DELAY: the most seconds a job's
+        NextJobStartDelay holds back the next start (default 600; 0: no cap)."""
+        if self.conf.main is None:
+            self.refresh(state)
+
+        def read():
+            text = (self.conf.get("MAX_NEXT_JOB_START_DELAY") or "").strip()
+            if not text:
+                return MAX_NEXT_JOB_START_DELAY
+            value = _number(text)
+            if value is None:
+                state.log(f"E|MAX_NEXT_JOB_START_DELAY ({text}) is not an integer: "
+                          f"{MAX_NEXT_JOB_START_DELAY} stands")
+                return MAX_NEXT_JOB_START_DELAY
+            return float(max(0, int(value)))
+        return self.conf.derived("max_start_delay", read)
 
     def _max_jobs_running(self, state):
         """condor_config's MAX_JOBS_RUNNING (an integer expression; HTCondor's default, the

@@ -220,7 +220,28 @@ class Dispatcher:
         for job, number, plan, tdir in ready:
             if job.id not in self.state.dirty:
                 self.launch(job, number, plan, tdir)
+                self._hold_next_start(job, number, now)
                 crash.point("start")
+
+    def _hold_next_start(self, job, number, now):
+        """A task started with NextJobStartDelay (next_job_start_delay): no other job
+        starts for that many seconds (at most MAX_NEXT_JOB_START_DELAY), as HTCondor's
+        schedd holds back its next start of any job after spawning one; a scheduler
+        universe job, which the schedd starts on its own, holds back none."""
+        spec = job.spec
+        if not spec.get("condor_ad") or spec.get("universe") == 7:
+            return
+        from gridtools.sched.inputs import start_delay
+        delay = start_delay(spec, number)
+        if delay <= 0:
+            return
+        cap = self.state.condor.max_start_delay(self.state) if self.state.condor is not None else 0.0
+        if cap > 0:
+            delay = min(delay, cap)
+        if now + delay > self.state.next_job_start:
+            self.state.next_job_start = now + delay
+            self.state.log(f"I|job {job.id}.{number} holds back the next job start for {delay:g} seconds "
+                           "(NextJobStartDelay)")
 
     # ------------------------------------------------------------ control
     def signal_task(self, job, task, what):

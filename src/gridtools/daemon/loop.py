@@ -581,6 +581,8 @@ class Daemon:
         self.next_event = _next_start_time(snap, now, arreq.next_event(state, now), quick)
         if state.condor.put_off:
             self.next_event = min(self.next_event or now + PUT_OFF_PAUSE, now + PUT_OFF_PAUSE)
+        if state.next_job_start > now:      # (a start with NextJobStartDelay holds back the next)
+            self.next_event = min(self.next_event or state.next_job_start, state.next_job_start)
         state.need_publish = True
         return len(decisions.starts)
 

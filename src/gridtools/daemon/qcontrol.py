@@ -6,8 +6,9 @@ the configuration, running tasks, administrators' states, load samples and
 what earlier passes remembered), carries out its answer (the derived state
 letters, ``suspension.change`` of tasks with the reasons ``S`` and ``T``)
 and keeps the stored qmod and host states. Hosts get the state qhost
-``-st`` shows (``state.host_display``): Idle, Running, Busy, Draining,
-Drained, Flush, Suspend, Down or None. A host whose execution daemon is
+``-st`` shows (``state.host_display``): Idle, Running, Busy (every slot in
+use, or its MAX_STARTERS jobs running), Draining, Drained, Flush, Suspend,
+Down or None. A host whose execution daemon is
 gone (it no longer holds its lock) is Down, its queue instances get the
 derived state ``u`` (they take no jobs), and once it has been so for its
 ``reschedule_unknown`` time the tasks ``derive`` picks there are rescheduled
@@ -393,13 +394,30 @@ class Control:
         for inst in insts:
             slots[inst.host] = slots.get(inst.host, 0) + inst.slots
             busy[inst.host] = busy.get(inst.host, 0) + used.get(inst.name, 0)
+        limits = state.condor.max_starters(state) if state.condor is not None else {}
+        starters = _starters(state) if limits else {}
         shown = {}
         for host in view.exec_hosts(state.config):
             shown[host] = host_state(state.host_states.get(host, ""), slots.get(host, 0),
                                      busy.get(host, 0), host in down)
+            if shown[host] == "Running" and starters.get(host, 0) >= limits.get(host, 0) > 0:
+                shown[host] = "Busy"        # it runs its MAX_STARTERS jobs (LoadLeveler's startd)
         if shown != state.host_display:
             state.host_display = shown
             state.need_publish = True
+
+
+def _starters(state):
+    """host -> jobs running on it (a parallel job once on each of its hosts; the jobs
+    of the scheduler and local universes run beside the daemon, on none)."""
+    from gridtools.sched.local import SLOTLESS
+    found = {}
+    for job, task in state.running_tasks():
+        if job.spec.get("universe") in SLOTLESS:
+            continue
+        for host in {g[1] for g in task.granted}:
+            found[host] = found.get(host, 0) + 1
+    return found
 
 
 def reschedule_unknown(conf, host):

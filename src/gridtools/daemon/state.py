@@ -85,6 +85,10 @@ class State:
         self.execd_stopped = False    # qconf -ke stopped an execution daemon: look at the hosts now
         self.unknown_hosts = frozenset()    # hosts whose execution daemon is gone (qcontrol)
         self.start_retry_at = None    # when to try again starts that could not be prepared
+        # no job starts before this time (but a scheduler universe one): a task started with
+        # NextJobStartDelay holds back the next start, as HTCondor's schedd does (not kept
+        # across restarts, as the schedd keeps it not)
+        self.next_job_start = 0.0
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
         self.starting = []            # (job, task number, time) started, their events unwritten
         self.copying_in = {}          # (job id, task number) -> job: its execute event waits for its input

@@ -17,6 +17,14 @@ The pass runs in stages:
               respected the same way (``sched.ar``), and so are the coming
               periods in which queue calendars close instances.
 
+Two start throttles hold across the stages: a host runs at most its
+MAX_STARTERS jobs at once (``Host.max_starters``; its instances are passed
+over once it does, ``Why.MAX_STARTERS``), and a task started with
+NextJobStartDelay holds back the next start of any job for that long
+(``PendingJob.start_delay``, capped by ``SchedConfig.max_start_delay``; the
+time is ``SchedConfig.start_hold`` for the passes after it), as HTCondor's
+schedd does (``Why.START_DELAY``).
+
 A *quick* pass (``quick_cycle``) follows a full one while no pending job's own
 facts changed and the full pass's order was stable (every eligible job got the
 same numbers: only submission order told them apart). It takes the jobs in the
@@ -63,7 +71,8 @@ from gridtools.model.predecessors import ad_waits
 #: relations of load values that grow with load (np_load_avg >=); the others shrink (mem_free <=)
 _RISING = frozenset({Relop.GE, Relop.GT})
 #: reasons that end the look at a job's further tasks in this pass
-_JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES, Why.MAX_JOBS_RUNNING, Why.CONCURRENCY})
+_JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES, Why.MAX_JOBS_RUNNING, Why.CONCURRENCY,
+                       Why.START_DELAY})
 #: the reasons of a job blocked as a whole for a reason without arguments (an error state,
 #: a hold, a dependency): one tuple for all such jobs, which the published status holds
 #: and writes once however many jobs wait for it
@@ -104,6 +113,12 @@ class Pass:
         if self.capacities:
             for r in snap.running:
                 self._use_limits(r.limits)
+        # jobs running on each host whose MAX_STARTERS limits them, this pass's starts
+        # counted (a parallel job once on each of its hosts); None: no host has a limit
+        self.starters = self._count_starters()
+        # no job but one of the scheduler universe starts before this time (a start with
+        # NextJobStartDelay in this pass or before it holds back the next one)
+        self.hold_until = snap.config.start_hold
         self.categories, self.ar_pools = {}, {}
         self._task_requests = {}      # job id -> {task: Request} of the jobs whose tasks differ
         self.started = []             # (job, pe name, granted) of this pass's starts
@@ -132,6 +147,51 @@ class Pass:
 
     def inside(self, run):
         return ar_mod.inside(self.snap, run)
+
+    # ------------------------------------------------------------ start throttles
+    def _count_starters(self):
+        snap = self.snap
+        if not any(h.max_starters > 0 for h in snap.hosts.values()):
+            return None
+        counts = {}
+        for run in snap.running:
+            if not run.universe:                  # (slot-less jobs run beside the daemon)
+                for host in {g[1] for g in run.granted}:
+                    counts[host] = counts.get(host, 0) + 1
+        return counts
+
+    def starters_full(self, qi):
+        """The reason ``qi`` takes no job now because its host runs MAX_STARTERS jobs
+        already (LoadLeveler's startd is Busy then), or None."""
+        if self.starters is None:
+            return None
+        host = self.snap.hosts.get(qi.host)
+        limit = host.max_starters if host is not None else 0
+        if limit > 0 and self.starters.get(qi.host, 0) >= limit:
+            return Reason(Why.MAX_STARTERS, (qi.name, qi.host, limit))
+        return None
+
+    def throttled(self, cands, reasons):
+        """``cands`` without the queue instances whose host runs MAX_STARTERS jobs (their
+        reasons added to ``reasons``)."""
+        if self.starters is None:
+            return cands
+        kept = []
+        for qi in cands:
+            why = self.starters_full(qi)
+            if why is None:
+                kept.append(qi)
+            else:
+                reasons.append(why)
+        return kept
+
+    def start_held(self, job):
+        """The reason no task of the job starts now: a start with NextJobStartDelay holds
+        back the schedd's next start of any job (but one of the scheduler universe,
+        which HTCondor's schedd starts on its own), or None."""
+        if self.hold_until > self.snap.now and job.universe != "scheduler":
+            return Reason(Why.START_DELAY, (self.hold_until,))
+        return None
 
     # ------------------------------------------------------------ running tasks
     def _count_running(self):
@@ -240,6 +300,13 @@ class Pass:
         owner's and job's running tasks, load adjustments."""
         if job.shadow and self.shadows is not None:
             self.shadows += 1
+        if self.starters is not None and not job.universe:
+            for host in {g[1] for g in granted}:
+                self.starters[host] = self.starters.get(host, 0) + 1
+        if job.start_delay > 0:
+            cap = self.snap.config.max_start_delay
+            delay = min(job.start_delay, cap) if cap > 0 else job.start_delay
+            self.hold_until = max(self.hold_until, self.snap.now + delay)
         if job.limits and self.capacities:
             self._use_limits(job.limits)
         elif job.machine_limits and granted:
@@ -301,6 +368,10 @@ class Pass:
         maxu = self.snap.config.maxujobs
         if maxu and self.user_running.get(job.owner, 0) >= maxu:
             return Reason(Why.MAXUJOBS, (job.owner, maxu))
+        if self.hold_until > self.snap.now:
+            why = self.start_held(job)
+            if why is not None:
+                return why
         if job.shadow:
             return self.shadow_limit() or self.concurrency_limit(job)
         return None

@@ -473,7 +473,47 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
         now_only=bool(spec.get("now")), job_prio=int(spec.get("job_prio") or 0),
         universe=_slotless(spec), shadow=_shadow(spec), limits=limits if limits is not None else (),
         machine_limits=limits is None, submit_host=spec.get("submit_host") or "",
-        task_requests=task_requests, resting=tuple(resting))
+        task_requests=task_requests, resting=tuple(resting), start_delay=job_start_delay(job))
+
+
+def job_start_delay(job):
+    """``start_delay`` of a ``model.job.Job``, once a description (its ``spec_cache``)."""
+    derived = job.spec_cache()
+    if derived.start_delay is None:
+        derived.start_delay = start_delay(job.spec)
+    return derived.start_delay
+
+
+#: a NextJobStartDelay line of a stored ad (the name in any case, as ClassAds read it)
+_DELAY_LINE = re.compile(r"^[ \t]*nextjobstartdelay[ \t]*=", re.I | re.M)
+
+
+def start_delay(spec, task=0):
+    """The seconds an HTCondor job's NextJobStartDelay (next_job_start_delay) holds back
+    the schedd's next start once a task of it started: the largest of its procs', or
+    proc ``task``'s own; 0 when it has none. It is evaluated with the job's ad as
+    HTCondor's EvalInteger does (a real cut to an integer, a boolean 0 or 1; anything
+    else, or a value below 0, is none). The cap (MAX_NEXT_JOB_START_DELAY) is the
+    pass's (``SchedConfig.max_start_delay``)."""
+    ads = spec.get("condor_ad")
+    if not ads:
+        return 0.0
+    texts = [ads] if isinstance(ads, str) else list(ads)
+    if not any(isinstance(text, str) and _DELAY_LINE.search(text) for text in texts):
+        return 0.0
+    from gridtools.jobads import proc_ad
+    indexes = [task] if task else range(1, len(texts) + 1)
+    most = 0.0
+    for index in indexes:
+        try:
+            value = proc_ad(texts, index if index <= len(texts) else 1).eval("NextJobStartDelay")
+        except Exception:  # noqa: BLE001 - an ad that does not read: no delay
+            continue
+        if type(value) is bool:
+            value = int(value)
+        if type(value) in (int, float) and value == value and value > 0:
+            most = max(most, float(int(min(value, 2 ** 31 - 1))))
+    return most
 
 
 def _shadow(spec):

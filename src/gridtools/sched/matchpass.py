@@ -147,7 +147,7 @@ def _place_on(p, job, host, mine):
         return None
     cat = p.category(job)
     mine.extend(cat.static)
-    cands = [qi for qi in place_stage.candidates(p, job, cat, mine) if qi.host == host]
+    cands = p.throttled([qi for qi in place_stage.candidates(p, job, cat, mine) if qi.host == host], mine)
     pool = place_stage.pool_of(p, job)
     if job.request.pe is not None:
         found = pe_stage.place(job, cands, pool, p.snap, mine)
@@ -252,6 +252,7 @@ def _carry(p, outcome, jobs, decisions, reasons):
             reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (WAITING,)))
             continue
         limit = (p.shadow_limit() or p.concurrency_limit(job) or p.host_limit(job, host)) if job.shadow else None
+        limit = p.start_held(job) or limit
         if limit is not None:               # (the schedd runs as many as it may, or a limit is full)
             reasons.setdefault(job_id, []).append(limit)
             continue

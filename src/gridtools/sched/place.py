@@ -5,9 +5,10 @@ sorted (soft requests, then the queue sort method and load formula); a
 serial task takes the first with a free slot whose consumables, resource
 quotas and (when reservations or advance reservations are planned) future
 use allow it; a parallel task goes through its PE's allocation rule
-(``sched.pe``). Where the room comes from is a *pool*: the cell's
-(``cycle.Pass``) or, for a job in an advance reservation, the reservation's
-(``ar.ARPool``). Both offer ``free`` slots per queue instance and
+(``sched.pe``); instances whose host runs its MAX_STARTERS jobs already
+are passed over (``cycle.Pass.throttled``). Where the room comes from is a
+*pool*: the cell's (``cycle.Pass``) or, for a job in an advance reservation,
+the reservation's (``ar.ARPool``). Both offer ``free`` slots per queue instance and
 ``short``/``room``/``pe_room``/``grant_short``/``take``.
 """
 
@@ -126,6 +127,7 @@ def place(p, job, reasons):
     mine = list(cat.static)
     cands = candidates(p, job, cat, mine)
     p.last_candidates = (job.id, cands)
+    cands = p.throttled(cands, mine)
     pool = pool_of(p, job)
     if job.request.pe is not None:
         found = pe_stage.place(job, cands, pool, p.snap, mine)

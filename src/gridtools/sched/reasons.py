@@ -35,6 +35,9 @@ class Why(ClosedSet):
     MAX_AJ_INSTANCES = "max_aj_instances"  # (limit,)
     MAX_JOBS_RUNNING = "max_jobs_running"  # (limit,): the schedd runs that many HTCondor jobs
     CONCURRENCY = "concurrency"           # (limit name, its capacity): in use up to it
+    # (until,): a job started with NextJobStartDelay holds back the schedd's next start
+    # of any job until then (capped by MAX_NEXT_JOB_START_DELAY)
+    START_DELAY = "start_delay"
     # (owner, steps): the owner's matching took the evaluation steps a pass gives one owner
     # (``sched.evalbudget``); the job is matched in a later pass
     OWNER_STEPS = "owner_steps"
@@ -43,6 +46,9 @@ class Why(ClosedSet):
     ALL_DROPPED = "all_dropped"           # ()
     QI_STATE = "qi_state"                 # (queue instance, state word)
     HOST_CLOSED = "host_closed"           # (queue instance, host, state word)
+    # (queue instance, host, limit): the host runs MAX_STARTERS jobs already (its startd
+    # is Busy)
+    MAX_STARTERS = "max_starters"
     # (queue instance, name, adjusted value, reported value, adjustment per slot as written
     #  or "" for none, recent slots (fading), processors dividing it or 0, relop, threshold)
     QI_OVERLOADED = "qi_overloaded"
@@ -82,7 +88,7 @@ class Why(ClosedSet):
         return Scope.QUEUE if self in _QUEUE_LEVEL else Scope.JOB
 
 
-_QUEUE_LEVEL = frozenset({Why.QI_FULL, Why.ALL_DROPPED, Why.QI_STATE, Why.HOST_CLOSED,
+_QUEUE_LEVEL = frozenset({Why.QI_FULL, Why.ALL_DROPPED, Why.QI_STATE, Why.HOST_CLOSED, Why.MAX_STARTERS,
                           Why.QI_OVERLOADED, Why.QI_SUSPEND_ALARM})
 
 

@@ -120,6 +120,9 @@ class Host:
     values: tuple = ()                           # (complex name, parsed value, text): complex_values
     state: HostState = HostState.NORMAL
     num_proc: int = 1
+    #: condor_config's MAX_STARTERS as the host reads it: most jobs running on it at once,
+    #: whatever its slots (a parallel job counts once on each of its hosts); 0: no limit
+    max_starters: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +231,9 @@ class PendingJob:
     # to be requeued after a moment's run, again and again: ``daemon.apply.rest``)
     resting: tuple = ()
     task: int = 0                        # a view of the job for this one task (``Pass.task_job``)
+    #: seconds its NextJobStartDelay holds back the next start of any job after one of its
+    #: tasks starts (the largest of its procs'); 0: none
+    start_delay: float = 0.0
 
     def held_task(self, number):
         return self.held_all or number in self.held
@@ -301,6 +307,12 @@ class SchedConfig:
     #: of attributes and functions, or regular-expression matching at a step a microsecond),
     #: while an ordinary Requirements takes a step or a few; 0: no limit
     owner_steps: int = 1_000_000
+    #: no job but one of the scheduler universe starts before this time: a job started
+    #: with NextJobStartDelay holds back the next start (HTCondor's schedd throttle)
+    start_hold: float = 0.0
+    #: condor_config's MAX_NEXT_JOB_START_DELAY: the most seconds a NextJobStartDelay
+    #: holds back the next start; 0: no cap
+    max_start_delay: float = 600.0
 
 
 @dataclass(frozen=True, slots=True)

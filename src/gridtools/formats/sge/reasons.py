@@ -34,6 +34,12 @@ def _diagnosis(a):
     return f"= {reported:.6f} {sign} {per}"
 
 
+def _clock(when):
+    """A time as Grid Engine's scheduling info shows one (local time)."""
+    import time
+    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(when))
+
+
 def _short(a, _o):
     left = a[4]
     amount = f"{left:.6f}" if isinstance(left, float) else str(left)
@@ -83,6 +89,8 @@ _TEXT = {
     Why.MAX_AJ_INSTANCES: lambda a, o: "not all array task may be started due to 'max_aj_instances'",
     Why.MAX_JOBS_RUNNING: lambda a, o: f"job dropped because the schedd runs MAX_JOBS_RUNNING ({a[0]}) jobs",
     Why.CONCURRENCY: lambda a, o: f"job dropped because concurrency limit {a[0]} ({a[1]:g}) is reached",
+    Why.START_DELAY: lambda a, o: (f"job dropped because a job started with next_job_start_delay holds "
+                                   f"back the next start until {_clock(a[0])}"),
     Why.OWNER_STEPS: lambda a, o: (f'job dropped because matching the jobs of "{a[0]}" took the '
                                    f"{a[1]} ClassAd evaluation steps a pass gives one owner "
                                    "(OWNER_MATCH_STEPS): it is matched in a later pass"),
@@ -91,6 +99,8 @@ _TEXT = {
     Why.QI_STATE: lambda a, o: f'queue instance "{a[0]}" dropped because it is {WORDS.get(a[1], a[1].lower())}',
     Why.HOST_CLOSED: lambda a, o: (f'queue instance "{a[0]}" dropped because host "{a[1]}" is '
                                    f'{HOST_WORDS.get(a[2], a[2].lower())}'),
+    Why.MAX_STARTERS: lambda a, o: (f'queue instance "{a[0]}" dropped because host "{a[1]}" is busy: '
+                                    f"it runs MAX_STARTERS ({a[2]}) jobs"),
     Why.QI_OVERLOADED: _alarm("load"),
     Why.QI_SUSPEND_ALARM: _alarm("suspend"),
     Why.NOT_TYPE: _not_type,
