@@ -96,8 +96,12 @@ def test_held_and_finished_details():
     assert (done.eval("ExitCode"), done.eval("ExitBySignal")) == (3, False)
     assert done.eval("CompletionDate") == NOW + 65 and done.eval("RemoteWallClockTime") == 60.0
     killed = ads.job_ad(spec, Task(1, TaskState.FINISHED, start_time=NOW, end_time=NOW + 1,
-                                   exit_status=137))
+                                   exit_status=137, signal=9))
     assert (killed.eval("ExitBySignal"), killed.eval("ExitSignal")) == (True, 9)
+    # an exit status above 128 without a signal is the job's own exit code
+    high = ads.job_ad(spec, Task(1, TaskState.FINISHED, start_time=NOW, end_time=NOW + 1,
+                                 exit_status=130))
+    assert (high.eval("ExitBySignal"), high.eval("ExitCode")) == (False, 130)
 
 
 def test_host_requests_become_requirements():

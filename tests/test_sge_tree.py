@@ -84,7 +84,7 @@ def test_nested_tree_paths_and_renumbering():
 
 
 @pytest.mark.parametrize("text,message", [
-    (NESTED.replace("childnodes=1,4", "childnodes=1,9"), "names child 9, which does not exist"),
+    (NESTED.replace("childnodes=1,4", "childnodes=1,9"), "found reference to node 9 but no specification"),
     (NESTED.replace("childnodes=2,3", "childnodes=2,3,1"), "appears twice"),
     (NESTED.replace("shares=30", "shares=lots"), 'invalid value "lots" for attribute "shares"'),
     (NESTED.replace("name=bob\n", ""), 'missing attribute "name" of node 3'),

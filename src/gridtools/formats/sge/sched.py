@@ -7,7 +7,6 @@ io to floats; ``params`` and ``halflife_decay_list`` are text or None
 (written ``none``).
 """
 
-import re
 
 from gridtools.formats.sge.attrfile import Field, FieldError, Refusal, Schema
 from gridtools.formats.sge.codecs import (
@@ -96,9 +95,9 @@ def _check_job_info(value):
 DECAY_KINDS = ("cpu", "mem", "io", "finished_jobs")
 #: Grid Engine's refusal of a halflife_decay_list without one valid entry
 BAD_DECAY_LIST = "Invalid halflife_day_list. Ignoring the setting."
-#: the number at the start of an entry's value, as sscanf's %lf reads it
-_LEADING_NUMBER = re.compile(r"\s*([-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?))",
-                             re.IGNORECASE)
+#: the number at the start of an entry's value, as sscanf's %lf reads it (a pattern; re is
+#: imported when a list is read, not by every reader of scheduler objects)
+_LEADING_NUMBER = r"\s*([-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?))"
 
 
 def decay_list(value):
@@ -113,10 +112,11 @@ def decay_list(value):
     text = str(value or "").strip()
     if not text or text.lower() == "none":
         return {}
+    import re
     found, valid = {}, 0
     for part in filter(None, text.split(":")):
         words = [w for w in part.split("=") if w]
-        number = _LEADING_NUMBER.match(words[1]) if len(words) >= 2 else None
+        number = re.match(_LEADING_NUMBER, words[1], re.IGNORECASE) if len(words) >= 2 else None
         if number is None:
             continue
         valid += 1
@@ -188,6 +188,7 @@ def _formula_refusal(formula, complexes):
     or one of a string type; None when ``complexes`` (the complex) is not at hand."""
     if not complexes or formula.lower() == "none":
         return 'The keyword "none" is not allowed in "load_formula"' if complexes else None
+    import re
     from gridtools.formats.sge.complex import STRING_TYPES, lookup
     for factor in re.split(r"[-+*/]", formula.replace(" ", "")):
         name = factor.lstrip("$")
