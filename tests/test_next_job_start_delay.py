@@ -1,29 +1,33 @@
-"""next_job_start_delay (NextJobStartDelay): once a job with it starts, HTCondor's schedd
-starts no other job, of any cluster, for that many seconds (at most
-MAX_NEXT_JOB_START_DELAY, default 600); scheduler universe jobs are not held back."""
+"""next_job_start_delay (NextJobStartDelay): once a job with it starts, none of its owner's
+HTCondor jobs starts for that many seconds (at most MAX_NEXT_JOB_START_DELAY, default 600),
+as HTCondor's schedd holds back its next start; the scheduler universe, Grid Engine's jobs
+and other users' jobs are not held back (tests/test_next_job_start_delay_scope.py)."""
 
 import os
 from dataclasses import replace
 
 from conftest import destroy_cell, make_cell, wait_for
-from qtools import reasons, state_of
+from qtools import reasons
 from schedkit import reasons as said
 from schedkit import snapshot, starts
 from gridtools.sched import inputs
 from gridtools.sched.cycle import cycle
 
 
-def delayed(sc, delays, **config):
-    """The scenario's snapshot with the jobs' NextJobStartDelay (``delays``: id -> seconds)
-    and SchedConfig fields."""
+def delayed(sc, delays, condor=None, **config):
+    """The scenario's snapshot with the jobs' NextJobStartDelay (``delays``: id -> seconds),
+    its jobs HTCondor jobs on execute hosts (those of ``condor``, else all), and SchedConfig
+    fields."""
     snap = snapshot(sc)
-    jobs = tuple(replace(job, start_delay=float(delays.get(job.id, 0))) for job in snap.jobs)
+    jobs = tuple(replace(job, start_delay=float(delays.get(job.id, 0)),
+                         shadow=condor is None or job.id in condor) for job in snap.jobs)
     return replace(snap, jobs=jobs, config=replace(snap.config, **config))
 
 
-def test_a_start_with_a_delay_holds_back_every_later_start():
-    """Job 1 (two tasks) asks for 30 seconds: its first task starts, and nothing else in
-    the pass (not its own second task, not job 2), with the time they wait for."""
+def test_a_start_with_a_delay_holds_back_the_owners_later_starts():
+    """Job 1 (two tasks) asks for 30 seconds: its first task starts, and none of its
+    owner's other HTCondor tasks in the pass (not its own second task, not job 2), with
+    the time they wait for."""
     sc = {"hosts": ["h1"], "slots": 4, "now": 1000, "jobs": [{"id": 1, "tasks": [1, 2]}, {"id": 2}]}
     decisions = cycle(delayed(sc, {1: 30}))
     assert starts(decisions) == ["1.1 all.q@h1=1"]
@@ -39,11 +43,12 @@ def test_a_start_with_a_delay_holds_back_every_later_start():
 
 def test_the_hold_of_an_earlier_start_lasts_until_its_time():
     sc = {"hosts": ["h1"], "slots": 4, "now": 1000, "jobs": [{"id": 1}, {"id": 2}]}
-    assert cycle(delayed(sc, {}, start_hold=1010.0)).starts == []
-    assert len(cycle(delayed({**sc, "now": 1010}, {}, start_hold=1010.0)).starts) == 2
+    assert cycle(delayed(sc, {}, start_hold={"alice": 1010.0})).starts == []
+    assert len(cycle(delayed({**sc, "now": 1010}, {}, start_hold={"alice": 1010.0})).starts) == 2
     # a scheduler universe job (DAGMan) is started all the same; a local universe one is not
-    snap = delayed(sc, {}, start_hold=1010.0)
-    jobs = (replace(snap.jobs[0], universe="scheduler"), replace(snap.jobs[1], universe="local"))
+    snap = delayed(sc, {}, start_hold={"alice": 1010.0})
+    jobs = (replace(snap.jobs[0], universe="scheduler", shadow=False),
+            replace(snap.jobs[1], universe="local", shadow=False))
     decisions = cycle(replace(snap, jobs=jobs))
     assert [s.job_id for s in decisions.starts] == [1]
 
@@ -67,8 +72,9 @@ def start_dates(cell, cluster):
 
 def test_next_job_start_delay_in_a_running_cell(workdir):
     """A cluster of two procs asks for 1000 seconds, capped to 3 by MAX_NEXT_JOB_START_DELAY:
-    its first proc starts, and its second and a Grid Engine job submitted afterwards wait
-    with the reason, then start 3 seconds after it, one at a time."""
+    its first proc starts, and its second and another HTCondor job of the same user
+    submitted afterwards wait with the reason, then start 3 seconds after it, one at a
+    time."""
     cell = make_cell(slots=4, start=False)
     try:
         with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
@@ -76,18 +82,22 @@ def test_next_job_start_delay_in_a_running_cell(workdir):
         cell.start_daemon()
         with open(os.path.join(workdir, "job.sub"), "w") as fh:
             fh.write("executable = /bin/sleep\narguments = 300\nnext_job_start_delay = 1000\nqueue 2\n")
+        with open(os.path.join(workdir, "other.sub"), "w") as fh:
+            fh.write("executable = /bin/sleep\narguments = 300\nqueue 1\n")
         cluster = int(cell.run("condor_submit", "-terse", "job.sub", cwd=workdir,
                                check=True).stdout.split(".")[0])
         wait_for(lambda: len(start_dates(cell, cluster)) == 1)
-        other = int(cell.qsub("-terse", "-b", "y", "sleep", "300", cwd=workdir, check=True).stdout)
+        other = int(cell.run("condor_submit", "-terse", "other.sub", cwd=workdir,
+                             check=True).stdout.split(".")[0])
         wait_for(lambda: any("next_job_start_delay" in line for line in reasons(cell, other)))
-        assert state_of(cell, other) == "qw"
+        assert start_dates(cell, other) == []
         assert len(start_dates(cell, cluster)) == 1
         # (the cap lets them start within seconds, not 1000)
-        wait_for(lambda: len(start_dates(cell, cluster)) == 2 and state_of(cell, other) == "r", timeout=20)
+        wait_for(lambda: len(start_dates(cell, cluster)) == 2 and len(start_dates(cell, other)) == 1,
+                 timeout=20)
         first, second = start_dates(cell, cluster)
         assert second - first >= 2          # (start dates are whole seconds)
-        cell.run("condor_rm", str(cluster), check=True)
-        cell.run("qdel", str(other), check=True)
+        assert start_dates(cell, other)[0] - first >= 2
+        cell.run("condor_rm", str(cluster), str(other), check=True)
     finally:
         destroy_cell(cell)

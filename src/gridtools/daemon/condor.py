@@ -358,16 +358,19 @@ class Condor:
         return self.conf.derived(("concurrency", name), read)
 
     def _throttles(self, state, snap):
-        """``snap`` with the start throttles: each host's MAX_STARTERS, and the hold a
-        start with NextJobStartDelay put on the next start (capped by
-        MAX_NEXT_JOB_START_DELAY)."""
+        """``snap`` with the start throttles: each host's MAX_STARTERS, and the holds
+        starts with NextJobStartDelay put on the next start of their owners' HTCondor
+        jobs (owner -> time, capped by MAX_NEXT_JOB_START_DELAY), with the tasks that set
+        them."""
         starters = self.max_starters(state)
         if any(starters.get(name, 0) != host.max_starters for name, host in snap.hosts.items()):
             snap = replace(snap, hosts={name: replace(host, max_starters=starters.get(name, 0))
                                         for name, host in snap.hosts.items()})
         cap = self.max_start_delay(state)
-        if state.next_job_start != snap.config.start_hold or cap != snap.config.max_start_delay:
-            snap = replace(snap, config=replace(snap.config, start_hold=state.next_job_start,
+        if state.next_job_start != snap.config.start_hold or cap != snap.config.max_start_delay or \
+                state.next_job_starter != snap.config.start_holders:
+            snap = replace(snap, config=replace(snap.config, start_hold=dict(state.next_job_start),
+                                                start_holders=dict(state.next_job_starter),
                                                 max_start_delay=cap))
         return snap
 

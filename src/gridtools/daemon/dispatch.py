@@ -224,10 +224,12 @@ class Dispatcher:
                 crash.point("start")
 
     def _hold_next_start(self, job, number, now):
-        """A task started with NextJobStartDelay (next_job_start_delay): no other job
-        starts for that many seconds (at most MAX_NEXT_JOB_START_DELAY), as HTCondor's
-        schedd holds back its next start of any job after spawning one; a scheduler
-        universe job, which the schedd starts on its own, holds back none."""
+        """A task of an HTCondor job started with NextJobStartDelay (next_job_start_delay):
+        no other HTCondor job of its owner starts for that many seconds (at most
+        MAX_NEXT_JOB_START_DELAY), as HTCondor's schedd holds back its next start after
+        spawning one. The hold is the owner's alone (other users' jobs and Grid Engine's
+        do not wait for it); a scheduler universe job, which the schedd starts on its
+        own, holds back none."""
         spec = job.spec
         if not spec.get("condor_ad") or spec.get("universe") == 7:
             return
@@ -238,10 +240,13 @@ class Dispatcher:
         cap = self.state.condor.max_start_delay(self.state) if self.state.condor is not None else 0.0
         if cap > 0:
             delay = min(delay, cap)
-        if now + delay > self.state.next_job_start:
-            self.state.next_job_start = now + delay
-            self.state.log(f"I|job {job.id}.{number} holds back the next job start for {delay:g} seconds "
-                           "(NextJobStartDelay)")
+        owner = spec["owner"]
+        holds = self.state.next_job_start
+        if now + delay > holds.get(owner, 0.0):
+            holds[owner] = now + delay
+            self.state.next_job_starter[owner] = (job.id, number)
+            self.state.log(f"I|job {job.id}.{number} holds back the next start of {owner}'s HTCondor jobs "
+                           f"for {delay:g} seconds (NextJobStartDelay)")
 
     # ------------------------------------------------------------ control
     def signal_task(self, job, task, what):

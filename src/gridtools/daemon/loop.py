@@ -581,8 +581,11 @@ class Daemon:
         self.next_event = _next_start_time(snap, now, arreq.next_event(state, now), quick)
         if state.condor.put_off:
             self.next_event = min(self.next_event or now + PUT_OFF_PAUSE, now + PUT_OFF_PAUSE)
-        if state.next_job_start > now:      # (a start with NextJobStartDelay holds back the next)
-            self.next_event = min(self.next_event or state.next_job_start, state.next_job_start)
+        if state.next_job_start:            # (a start with NextJobStartDelay holds back its owner's next)
+            _passed_holds(state, now)
+            if state.next_job_start:
+                until = min(state.next_job_start.values())
+                self.next_event = min(self.next_event or until, until)
         state.need_publish = True
         return len(decisions.starts)
 
@@ -910,6 +913,14 @@ def _identity(path):
     except OSError:
         return None
     return st.st_dev, st.st_ino
+
+
+def _passed_holds(state, now):
+    """Drop the owners' NextJobStartDelay holds whose time came before this pass (the
+    pass has looked at the task that set each after its owner's other jobs, once)."""
+    for owner in [owner for owner, until in state.next_job_start.items() if until <= now]:
+        del state.next_job_start[owner]
+        state.next_job_starter.pop(owner, None)
 
 
 def _next_start_time(snap, now, ar_event=None, memo=None):

@@ -85,10 +85,14 @@ class State:
         self.execd_stopped = False    # qconf -ke stopped an execution daemon: look at the hosts now
         self.unknown_hosts = frozenset()    # hosts whose execution daemon is gone (qcontrol)
         self.start_retry_at = None    # when to try again starts that could not be prepared
-        # no job starts before this time (but a scheduler universe one): a task started with
-        # NextJobStartDelay holds back the next start, as HTCondor's schedd does (not kept
-        # across restarts, as the schedd keeps it not)
-        self.next_job_start = 0.0
+        # owner -> time: none of the owner's HTCondor jobs (but the scheduler universe)
+        # starts before it, as a task of them started with NextJobStartDelay holds back the
+        # owner's next start (HTCondor's schedd throttle, kept per owner so that one user
+        # cannot hold back the others; not kept across restarts, as the schedd keeps it
+        # not); ``next_job_starter``: owner -> (job id, task) whose start set it. Both are
+        # dropped after the first pass past the time (``Daemon.schedule``)
+        self.next_job_start = {}
+        self.next_job_starter = {}
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
         self.starting = []            # (job, task number, time) started, their events unwritten
         self.copying_in = {}          # (job id, task number) -> job: its execute event waits for its input

@@ -20,10 +20,17 @@ The pass runs in stages:
 Two start throttles hold across the stages: a host runs at most its
 MAX_STARTERS jobs at once (``Host.max_starters``; its instances are passed
 over once it does, ``Why.MAX_STARTERS``), and a task started with
-NextJobStartDelay holds back the next start of any job for that long
-(``PendingJob.start_delay``, capped by ``SchedConfig.max_start_delay``; the
-time is ``SchedConfig.start_hold`` for the passes after it), as HTCondor's
-schedd does (``Why.START_DELAY``).
+NextJobStartDelay holds back the next start of its owner's HTCondor jobs for
+that long (``PendingJob.start_delay``, capped by
+``SchedConfig.max_start_delay``; the owner's time is in
+``SchedConfig.start_hold`` for the passes after it), as HTCondor's schedd
+delays its next start (``Why.START_DELAY``). The hold is the owner's alone:
+the jobs of other owners, Grid Engine's jobs and the scheduler universe do not
+wait for it. In the first pass after an owner's hold, the task whose start set
+it (``SchedConfig.start_holders``) is looked at after every other job of the
+pass, so that the owner's other jobs that waited go first, as they would from
+the schedd's queue of matched jobs: a task requeued at once after each run
+does not take every start of its owner.
 
 A *quick* pass (``quick_cycle``) follows a full one while no pending job's own
 facts changed and the full pass's order was stable (every eligible job got the
@@ -79,6 +86,13 @@ _JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES, Why.M
 _ALONE = {why: (Reason(why),) for why in (Why.ERROR_STATE, Why.HOLD, Why.DEPENDENCY)}
 
 
+def _held_back(job):
+    """True for a job a start with NextJobStartDelay holds back (and whose own start with
+    it sets the hold): an HTCondor job of a universe the schedd starts through its
+    throttle (not the scheduler universe, not a Grid Engine job)."""
+    return job.shadow or job.universe == "local"
+
+
 def _blocked_reasons(blocked):
     """The reasons of a job that ``blocked`` (a Reason) keeps from starting."""
     return _ALONE.get(blocked.why, (blocked,)) if not blocked.args else (blocked,)
@@ -116,9 +130,17 @@ class Pass:
         # jobs running on each host whose MAX_STARTERS limits them, this pass's starts
         # counted (a parallel job once on each of its hosts); None: no host has a limit
         self.starters = self._count_starters()
-        # no job but one of the scheduler universe starts before this time (a start with
-        # NextJobStartDelay in this pass or before it holds back the next one)
-        self.hold_until = snap.config.start_hold
+        # owner -> time: none of the owner's HTCondor jobs (but the scheduler universe)
+        # starts before it (a start with NextJobStartDelay in this pass or before it holds
+        # back the owner's next one)
+        self.holds = dict(snap.config.start_hold)
+        # (job id, task) whose start set a hold whose time has come: looked at after the
+        # pass's other jobs (``defer``), views of their jobs with that task alone in
+        # ``deferred``
+        self.passed_over = frozenset(
+            holder for owner, holder in snap.config.start_holders.items()
+            if self.holds.get(owner, 0.0) <= snap.now) if snap.config.start_holders else frozenset()
+        self.deferred = []
         self.categories, self.ar_pools = {}, {}
         self._task_requests = {}      # job id -> {task: Request} of the jobs whose tasks differ
         self.started = []             # (job, pe name, granted) of this pass's starts
@@ -186,12 +208,28 @@ class Pass:
         return kept
 
     def start_held(self, job):
-        """The reason no task of the job starts now: a start with NextJobStartDelay holds
-        back the schedd's next start of any job (but one of the scheduler universe,
-        which HTCondor's schedd starts on its own), or None."""
-        if self.hold_until > self.snap.now and job.universe != "scheduler":
-            return Reason(Why.START_DELAY, (self.hold_until,))
+        """The reason no task of the job starts now: a start of one of its owner's
+        HTCondor jobs with NextJobStartDelay holds back the owner's next start, or None.
+        Grid Engine's jobs, other owners' jobs and the scheduler universe (which
+        HTCondor's schedd starts on its own) do not wait for it."""
+        if not self.holds or not _held_back(job):
+            return None
+        until = self.holds.get(job.owner, 0.0)
+        if until > self.snap.now:
+            return Reason(Why.START_DELAY, (until,))
         return None
+
+    def defer(self, job):
+        """The job as this pass looks at it in its order: without the task whose start
+        set its owner's hold that has just ended (that task is kept in ``deferred``, to
+        be looked at after the pass's other jobs), or None when that was its only
+        pending task."""
+        held = [task for task in job.tasks if (job.id, task) in self.passed_over]
+        if not held:
+            return job
+        self.deferred.extend(replace(job, tasks=(task,)) for task in held)
+        rest = tuple(task for task in job.tasks if (job.id, task) not in self.passed_over)
+        return replace(job, tasks=rest) if rest else None
 
     # ------------------------------------------------------------ running tasks
     def _count_running(self):
@@ -303,10 +341,10 @@ class Pass:
         if self.starters is not None and not job.universe:
             for host in {g[1] for g in granted}:
                 self.starters[host] = self.starters.get(host, 0) + 1
-        if job.start_delay > 0:
+        if job.start_delay > 0 and _held_back(job):
             cap = self.snap.config.max_start_delay
             delay = min(job.start_delay, cap) if cap > 0 else job.start_delay
-            self.hold_until = max(self.hold_until, self.snap.now + delay)
+            self.holds[job.owner] = max(self.holds.get(job.owner, 0.0), self.snap.now + delay)
         if job.limits and self.capacities:
             self._use_limits(job.limits)
         elif job.machine_limits and granted:
@@ -368,7 +406,7 @@ class Pass:
         maxu = self.snap.config.maxujobs
         if maxu and self.user_running.get(job.owner, 0) >= maxu:
             return Reason(Why.MAXUJOBS, (job.owner, maxu))
-        if self.hold_until > self.snap.now:
+        if self.holds:
             why = self.start_held(job)
             if why is not None:
                 return why
@@ -600,6 +638,10 @@ def _when_full(p, ordered, start, found, decisions):
     runs without a slot (``sched.local``)."""
     full = p.full_reasons()
     for job in ordered[start:]:
+        if p.passed_over:
+            job = p.defer(job)
+            if job is None:
+                continue
         req = job.request
         if req.ar or req.reserve or job.now_only or job.held or job.ad_predecessors or job.universe:
             reasons = _consider(p, job, decisions)
@@ -608,6 +650,22 @@ def _when_full(p, ordered, start, found, decisions):
             continue
         blocked = p.job_blocked(job)
         found[job.id] = full if blocked is None else _blocked_reasons(blocked)
+
+
+def _consider_deferred(p, decisions):
+    """The tasks whose start set their owner's hold that has just ended, after the
+    pass's other jobs (``Pass.defer``): each starts now unless another of its owner's
+    HTCondor jobs started in this pass with NextJobStartDelay, or no room is left. Their
+    reasons join those of their jobs' other tasks."""
+    found = decisions.reasons
+    for job in p.deferred:
+        reasons = _consider(p, job, decisions)
+        if not reasons:
+            continue
+        earlier = found.get(job.id)
+        found[job.id] = capped(list(earlier) + list(reasons)) if earlier else \
+            reasons if type(reasons) is tuple else capped(reasons)
+    p.deferred = []
 
 
 @dataclass
@@ -666,9 +724,14 @@ def quick_cycle(snap, memo, pending_of):
         if job is None:
             continue
         examined.append(job.id)
+        if p.passed_over:
+            job = p.defer(job)
+            if job is None:
+                continue
         reasons = _consider(p, job, decisions)
         if reasons:
             found[job.id] = reasons if type(reasons) is tuple else capped(reasons)
+    _consider_deferred(p, decisions)
     decisions.examined = tuple(examined)
     decisions.load_alarms = p.load_alarms
     return decisions
@@ -686,9 +749,14 @@ def cycle(snap):
         if p.open_instances <= 0 and p.planner is None:
             _when_full(p, ordered, index, found, decisions)
             break
+        if p.passed_over:
+            job = p.defer(job)
+            if job is None:
+                continue
         reasons = _consider(p, job, decisions)
         if reasons:
             found[job.id] = reasons if type(reasons) is tuple else capped(reasons)
+    _consider_deferred(p, decisions)
     decisions.load_alarms = p.load_alarms
     decisions.reprioritize = reprioritized(snap, decisions.order)
     return decisions

@@ -490,7 +490,8 @@ _DELAY_LINE = re.compile(r"^[ \t]*nextjobstartdelay[ \t]*=", re.I | re.M)
 
 def start_delay(spec, task=0):
     """The seconds an HTCondor job's NextJobStartDelay (next_job_start_delay) holds back
-    the schedd's next start once a task of it started: the largest of its procs', or
+    the next start of its owner's HTCondor jobs once a task of it started (the schedd's
+    start throttle, kept per owner): the largest of its procs', or
     proc ``task``'s own; 0 when it has none. It is evaluated with the job's ad as
     HTCondor's EvalInteger does (a real cut to an integer, a boolean 0 or 1; anything
     else, or a value below 0, is none). The cap (MAX_NEXT_JOB_START_DELAY) is the

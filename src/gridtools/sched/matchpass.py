@@ -240,8 +240,14 @@ class _Gate:
 
 
 def _carry(p, outcome, jobs, decisions, reasons):
-    """Starts and preemptions from the negotiator's matches, in its order."""
-    for match in outcome.matches:
+    """Starts and preemptions from the negotiator's matches, in its order, but for the
+    matches of the tasks whose start set their owner's hold that has just ended
+    (``cycle.Pass.passed_over``): those come last, so that the owner's other matched
+    jobs start first and the next hold is theirs."""
+    matches = outcome.matches
+    if p.passed_over:
+        matches = sorted(matches, key=lambda match: _unproc(match.job) in p.passed_over)
+    for match in matches:
         job_id, task = _unproc(match.job)
         job = p.task_job(jobs[job_id], task)        # the proc's own requests
         host = match.slot.rpartition("@")[2]

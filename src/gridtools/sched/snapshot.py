@@ -231,8 +231,8 @@ class PendingJob:
     # to be requeued after a moment's run, again and again: ``daemon.apply.rest``)
     resting: tuple = ()
     task: int = 0                        # a view of the job for this one task (``Pass.task_job``)
-    #: seconds its NextJobStartDelay holds back the next start of any job after one of its
-    #: tasks starts (the largest of its procs'); 0: none
+    #: seconds its NextJobStartDelay holds back the next start of its owner's HTCondor jobs
+    #: after one of its tasks starts (the largest of its procs'); 0: none
     start_delay: float = 0.0
 
     def held_task(self, number):
@@ -307,9 +307,16 @@ class SchedConfig:
     #: of attributes and functions, or regular-expression matching at a step a microsecond),
     #: while an ordinary Requirements takes a step or a few; 0: no limit
     owner_steps: int = 1_000_000
-    #: no job but one of the scheduler universe starts before this time: a job started
-    #: with NextJobStartDelay holds back the next start (HTCondor's schedd throttle)
-    start_hold: float = 0.0
+    #: owner -> time: none of the owner's HTCondor jobs but those of the scheduler universe
+    #: starts before it, as a start of one of them with NextJobStartDelay holds back the
+    #: next (HTCondor's schedd throttle; the jobs of other owners and Grid Engine's do not
+    #: wait); an owner whose time has come stays until the first pass after it
+    start_hold: dict = field(default_factory=dict)
+    #: owner -> (job id, task) whose start set the owner's ``start_hold``: once the time
+    #: has come, that task is looked at after the pass's other jobs, so that the owner's
+    #: other jobs waiting for the hold go first (a task requeued at once would else take
+    #: every start)
+    start_holders: dict = field(default_factory=dict)
     #: condor_config's MAX_NEXT_JOB_START_DELAY: the most seconds a NextJobStartDelay
     #: holds back the next start; 0: no cap
     max_start_delay: float = 600.0
