@@ -2,6 +2,7 @@
 -analyze and -better-analyze say of them ("Last successful match", "Last failed match",
 "Reason for last match failure"), against a daemon in the negotiator's order."""
 
+import os
 import re
 import time
 
@@ -14,9 +15,17 @@ from condortools import negotiated, submit
 @pytest.fixture
 def cms(workdir):
     """Four slots; the group group_cms has a quota of 2 (a group at its quota is passed over
-    with "group quota exceeded")."""
+    with "group quota exceeded"). Every pass records its own rejections: the regular pass
+    (schedule_interval) is ten minutes away, so the ones the test reads are those of the
+    pass that filled the quota, not those of a later pass that comes on its own while the
+    test reads the ads (15 seconds after it, by default)."""
     cell = make_cell(slots=4, start=False)
     negotiated(cell, "GROUP_NAMES = group_cms\nGROUP_QUOTA_group_cms = 2\n")
+    path = os.path.join(cell.root, "etc", "sched_conf")
+    with open(path) as fh:
+        text = re.sub(r"(?m)^schedule_interval\s+.*$", "schedule_interval 0:10:0", fh.read())
+    with open(path, "w") as fh:
+        fh.write(text)
     cell.start_daemon()
     try:
         yield cell
