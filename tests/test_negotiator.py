@@ -252,6 +252,19 @@ def test_a_group_stops_at_its_quota_unless_it_accepts_surplus():
     assert split(only_a) == {"group_a.alice": 6}
 
 
+def test_a_group_already_at_its_quota_stops_its_submitters_for_the_quota_in_every_cycle():
+    """The cycle after the one that filled the quota gives the same reason: its first spin
+    hands out nothing, and the group's submitters are stopped for the quota, not for
+    their own limit."""
+    text = "GROUP_NAMES = group_a\nGROUP_QUOTA_group_a = 2\n"
+    pool = Pool(6)
+    pool.run("h0", "group_a.alice", job="1.0")
+    pool.run("h1", "group_a.alice", job="1.1")
+    out = negotiate(jobs("alice", 4, group="group_a"), pool.slots(), {}, text)
+    assert split(out) == {}
+    assert out.rejected and set(out.rejected.values()) == {N.Why.GROUP_QUOTA}
+
+
 def test_users_outside_groups_get_what_the_quotas_leave():
     idle = jobs("alice", 10, group="group_a") + jobs("carol", 10)
     out = negotiate(idle, Pool(6).slots(), {}, "GROUP_NAMES = group_a\nGROUP_QUOTA_group_a = 4\n")

@@ -336,9 +336,19 @@ class Cycle:
         """HTCondor's pie spin over the submitters of one group (``group`` None: no quota),
         after a floor round for those of them below their floor."""
         subs = list(subs)
+        members = list(subs)
         total = min(self.total_weight, quota)
         if self.floors:
             self._floor_round(subs, total, quota, group)
+        self._spins(subs, total, quota, group)
+        # a group that ends the cycle at its quota stops its submitters for that, whether
+        # it reached the quota in this cycle or came to it there (a first spin that hands
+        # out nothing ends the spins before they look at the quota)
+        if group is not None and self.group_usage.get(group.name, 0.0) >= quota:
+            self._stop_all([s for s in members if self.stopped.get(s.name) is Why.SUBMITTER_LIMIT],
+                           Why.GROUP_QUOTA)
+
+    def _spins(self, subs, total, quota, group):
         spin = 0
         while subs:
             spin += 1
