@@ -75,7 +75,9 @@ def test_a_task_whose_shepherd_cannot_start_waits_and_the_messages_say_why(cell,
     acct = [r for r in cell.accounting() if int(r[5]) == jid]
     assert len(acct) == 1 and acct[0][11] == "0" and acct[0][12] == "0", acct
     assert int(acct[0][9]) >= int(freed), (acct[0][9], freed)
-    assert any(f"job {jid}.1 started on host" in m and "failed starts" in m for m in messages(cell))
+    # (how many tries failed before it depends on the machine: a shepherd may take its lock
+    # before the full disk stops it, which counts as a start that then failed)
+    assert any(f"job {jid}.1 started on host" in m and "failed start" in m for m in messages(cell))
 
 
 def test_a_removed_daemon_lock_lets_no_second_daemon_start(cell):
