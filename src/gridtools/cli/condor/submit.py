@@ -24,10 +24,13 @@ values, ``queue``) is read, built and queued with the modules imported at
 the top here, which the launcher loads from the command's bundle, and none
 of ``os``, ``re``, ``enum``, ``functools``, ``math`` or ``errno``; what only
 other descriptions need (arguments and environments, macros, expressions,
-the other queue forms) and what only some runs need (``submit_more``) is
-imported where it is used. The WRITE check reads the configuration's
-language only when the configuration could restrict WRITE
-(``access.open_to_all``).
+the other queue forms, the rarer commands) and what only some runs need
+(``submit_more``; ``submit_checks``, for configurations with submit
+requirements or queue limits; ``submit_unused``, the list of every submit
+command, only for a description with a line none of the commonest commands
+sets, ``PLAIN_COMMANDS``) is imported where it is used. The WRITE check
+reads the configuration's language only when the configuration could
+restrict WRITE (``access.open_to_all``).
 """
 
 import posix
@@ -36,7 +39,7 @@ import time
 
 from gridtools import cell
 from gridtools.cli import ask
-from gridtools.cli.condor import access, submit_unused
+from gridtools.cli.condor import access
 from gridtools.cli.identity import submitter as identity
 from gridtools.errors import GridError, InputError
 from gridtools.formats import jobcheck
@@ -45,23 +48,11 @@ from gridtools.formats.condor import spec as condor_spec
 from gridtools.formats.condor.fsview import LocalFiles
 from gridtools.formats.condor.jobattrs import unquoted
 from gridtools.formats.condor.jobad import ADMIN_KNOBS, SubmitContext, max_jobs
-from gridtools.formats.condor.submit import parse_submit
+from gridtools.formats.condor.submit import COMMAND, Assignment, parse_submit
 from gridtools.spool import ids
 
 #: the request's mark of an HTCondor command (the daemon's security levels apply)
 CONDOR = "condor"
-#: what HTCondor 24's condor_submit says of a description with more than one queue
-#: statement (printed as it is, before the other warnings)
-MULTI_QUEUE = ("\nWarning: Use of multiple queue statements in a single submit file is deprecated."
-               "\n         This functionality will be removed in the 25.x feature series. To see"
-               "\n         how multiple queue statements can be converted into one visit:"
-               "\nhttps://htcondor.readthedocs.io/en/latest/auto-redirect.html?category=example"
-               "&tag=convert-multi-queue-statements")
-#: what HTCondor's condor_submit says (on standard error, but with -terse) of a description
-#: whose queue statements make no proc (``queue 0``); nothing is queued, and it exits 0
-EMPTY_QUEUE = '\nWARNING: "{source}" has only empty "queue" commands -- no jobs queued'
-
-
 def more():
     """The module of what only some runs need (usage, options, NAME=value, -name, -terse,
     -verbose, -dry-run, parallel environments and GPUs)."""
@@ -205,13 +196,46 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
         clusters.setdefault(ad.eval("ClusterId"), []).append(ad)
     _release_unused(taken, clusters, dry_run)
     if len(desc.queues) > 1 and warnings is not None:
-        warnings.insert(0, MULTI_QUEUE)
+        warnings.insert(0, more().MULTI_QUEUE)
     if not ads and warnings is not None and not opts["terse"]:
-        warnings.append(EMPTY_QUEUE.format(source=source))
+        warnings.append(more().EMPTY_QUEUE.format(source=source))
     if ads and warnings is not None and not opts.get("interactive"):
-        if submit_unused.warn_unused_on(opts, knobs):
-            warnings.extend(submit_unused.unused_lines(desc, "\n".join([text, *opts["append"]])))
+        whole = "\n".join([text, *opts["append"]])
+        if _may_be_unused(desc, whole):
+            from gridtools.cli.condor import submit_unused
+            if submit_unused.warn_unused_on(opts, knobs):
+                warnings.extend(submit_unused.unused_lines(desc, whole))
     return sorted(clusters.items())
+
+
+#: commands of the commonest descriptions, each one condor_submit reads (so a line that
+#: sets one is never unused: ``submit_unused.KNOWN_COMMANDS``, ``jobad.ALIASES``)
+PLAIN_COMMANDS = frozenset((
+    "executable", "arguments", "args", "universe", "input", "output", "error", "log", "hold",
+    "request_cpus", "request_memory", "request_disk", "request_gpus", "requestcpus", "requestmemory",
+    "requestdisk", "stream_output", "stream_error", "should_transfer_files", "when_to_transfer_output",
+    "transfer_input_files", "transfer_output_files", "transfer_executable", "getenv", "environment",
+    "initialdir", "notification", "notify_user", "requirements", "rank", "batch_name", "priority",
+    "accounting_group", "accounting_group_user", "on_exit_remove", "on_exit_hold", "periodic_hold",
+    "periodic_release", "periodic_remove", "max_retries", "job_lease_duration", "leave_in_queue"))
+
+
+def _may_be_unused(desc, text):
+    """False when no command line of the description can be one condor_submit warns
+    of as unused (``submit_unused.unused_lines``), which the commonest descriptions let
+    know without the list of every command: each sets one of PLAIN_COMMANDS, a dotted
+    name (a ``MY.`` attribute), or a macro ``text`` (the description and the lines
+    appended) refers to as ``$(name)``, spelled as set."""
+    for statement in desc.statements:
+        if isinstance(statement, Assignment) and statement.kind == COMMAND:
+            name = statement.name
+            if name.lower() in PLAIN_COMMANDS or "." in name:
+                continue
+            if name.isascii() and name.replace("_", "a").isalnum() and not name[0].isdigit() \
+                    and f"$({name})" in text:
+                continue
+            return True
+    return False
 
 
 def _release_unused(taken, clusters, dry_run):
@@ -325,13 +349,7 @@ def _submit(opts):
         release(taken, opts["dry_run"] is not None)
         raise
     if opts["dry_run"] is not None:
-        if opts["dry_run"] == "-":
-            output_is_the_result()
-        more().write_dry_run(opts["dry_run"], clusters, opts["dump"])
-        if opts["dump"] and opts["dry_run"] != "-":
-            sys.stdout.write(more().dump_report(opts, clusters))
-        elif not opts["terse"] and opts["dry_run"] != "-":
-            sys.stdout.write(summary(clusters, True))
+        more().dry_run_output(opts, clusters)
         _warn(warnings)
         return 0
     _send(specs, taken, (opts, clusters) if opts["confirm"] else None)
@@ -344,46 +362,13 @@ def _submit(opts):
 
 def check_requirements(clusters, opts):
     """Check each job against the submit requirements of this host's configuration
-    (SUBMIT_REQUIREMENT_NAMES: ``formats.condor.submitreqs``), as the schedd would
-    check it: after the configuration's job transforms (JOB_TRANSFORM_NAMES) changed
-    its ad, with its ClassAd user maps (left to the daemon when one cannot be read). A
-    job one refuses refuses the submission (``Refused``, exit 1, in condor_submit's
-    words, after the "Submitting job(s)" it printed). Returns the first warning of the
-    rules that only warn, or nothing."""
+    (SUBMIT_REQUIREMENT_NAMES), as the schedd would (``submit_checks.check_requirements``).
+    Returns the first warning of the rules that only warn, or nothing."""
     names = opts["knobs"].get("SUBMIT_REQUIREMENT_NAMES")
     if not names or not names.strip():
         return []
-    from gridtools.formats.condor import submitreqs, usermaps
-    found, _problems = submitreqs.rules(setting, names)
-    if not found:
-        return []
-    maps, unread = usermaps.load(setting)
-    if unread:
-        opts["confirm"] = True      # (a map this user cannot read: the daemon checks with its own)
-        return []
-    usermaps.install(maps)
-    from gridtools.cli.condor.submitters import current_schedd_ad
-    schedd = current_schedd_ad(time.time())
-    changes = _transforms(opts["knobs"].get("JOB_TRANSFORM_NAMES"))
-    warned = []
-    for _cluster, ads in clusters:
-        for ad in ads:
-            job = ad.classad()
-            if changes:
-                from gridtools.formats.condor.transforms import apply
-                try:
-                    apply(changes, job)
-                except (ValueError, TypeError):
-                    pass                # (the daemon refuses it, and says why)
-            refusal, warnings = submitreqs.check(found, schedd, job)
-            warned.extend(text for text in warnings if text not in warned)
-            if refusal is not None:
-                if not opts["terse"]:
-                    sys.stdout.write(summary(clusters, False).partition("\n")[0])
-                    sys.stdout.flush()
-                sys.stderr.write(submitreqs.refusal_text(_said(refusal)))
-                raise Refused()
-    return warned[:1]
+    from gridtools.cli.condor import submit_checks
+    return submit_checks.check_requirements(clusters, opts, names)
 
 
 def foreign_accounting(clusters, owner):
@@ -416,52 +401,14 @@ def daemon_may_refuse(knobs):
     return bool(own and own != cell.etc("condor_config")) or bool(access.condor_variables())
 
 
-def _transforms(names):
-    """The job transforms of this host's configuration (``formats.condor.transforms``)."""
-    if not names or not names.strip():
-        return []
-    from gridtools.cli.condor.machineviews import client_config
-    from gridtools.formats.condor.transforms import load
-    return load(names, client_config().raw)[0]
-
-
 def check_job_limits(clusters, knobs, owner, factories=None):
     """Refuse a submission that would take the queue over MAX_JOBS_SUBMITTED procs, or
-    its owner's over MAX_JOBS_PER_OWNER, when this host's configuration sets them (the
-    queue is counted from the daemon's last status then; a cluster materialized late,
-    ``factories``, counts the procs it may have in the queue at once), in condor_submit's
-    words; the daemon holds to the cell's limits, whatever they are, in any case."""
+    its owner's over MAX_JOBS_PER_OWNER, when this host's configuration sets them
+    (``submit_checks.check_job_limits``)."""
     if "MAX_JOBS_PER_OWNER" not in knobs and "MAX_JOBS_SUBMITTED" not in knobs:
         return
-    from gridtools.errors import lines
-    from gridtools.formats.condor.jobad import MAX_JOBS_PER_OWNER, MAX_JOBS_SUBMITTED
-    from gridtools.formats.condor_config import integer
-    from gridtools.spool import status
-    from gridtools.cli.condor.submitters import _count
-    try:
-        most = integer(knobs, "MAX_JOBS_SUBMITTED", MAX_JOBS_SUBMITTED)
-        per_owner = integer(knobs, "MAX_JOBS_PER_OWNER", MAX_JOBS_PER_OWNER)
-    except GridError:
-        return
-    snap = status.read_sections("rows", "jobs") or {}
-    jobs = snap.get("jobs") or {}
-    rows = [row for row in snap.get("rows") or () if not str(row.get("state", "")).startswith("z")]
-    total = sum(_count(row) for row in rows)
-    mine = sum(_count(row) for row in rows if _owner_of(jobs.get(row.get("id"))) == owner)
-    factories = factories or {}
-    new = sum(min(len(ads), factories[cluster][0]) if cluster in factories else len(ads)
-              for cluster, ads in clusters)
-    for count, limit, knob in ((total, most, "MAX_JOBS_SUBMITTED"), (mine, per_owner, "MAX_JOBS_PER_OWNER")):
-        if count + new > limit:
-            raise InputError(lines("ERROR: Failed to create proc", f"Number of submitted jobs would exceed {knob}"))
-
-
-def _owner_of(info):
-    """The owner a published job's facts name (a job's facts are a dict, first of a
-    tuple), or None."""
-    if isinstance(info, (tuple, list)) and info:
-        info = info[0]
-    return info.get("owner") if isinstance(info, dict) else None
+    from gridtools.cli.condor import submit_checks
+    submit_checks.check_job_limits(clusters, knobs, owner, factories)
 
 
 class Refused(Exception):
@@ -502,55 +449,18 @@ def _send(specs, taken, confirm=None):
     ``check_requirements``) each cluster's answer is waited for, so that one the daemon
     refuses is said as condor_submit says a schedd's refusal (``Refused``, exit 1), and
     the clusters after it are not sent (those before it stay queued)."""
-    sent = 0
+    sent = [0]
     try:
         if confirm is not None:
-            ask.ensure_daemon()
+            from gridtools.cli.condor.submit_checks import send_confirmed
+            send_confirmed(specs, confirm, sent)
+            return
         for spec in specs:
-            if confirm is None:
-                ask.tell("submit", {"job": spec, "dialect": CONDOR})
-                sent += 1
-                continue
-            from gridtools.spool import requests, wake
-            name = requests.write("submit", {"job": spec, "dialect": CONDOR}, reply=True)
-            wake.poke()
-            code, _out, err = requests.wait_reply(name, ask.REPLY_TIMEOUT)
-            sent += 1                       # (a refused one's id went back in the daemon)
-            if code:
-                head, text = _refusal_words(err)
-                if head and not confirm[0]["terse"]:
-                    sys.stdout.write(summary(confirm[1], False).partition("\n")[0])
-                    sys.stdout.flush()
-                sys.stderr.write(text)
-                raise Refused()
+            ask.tell("submit", {"job": spec, "dialect": CONDOR})
+            sent[0] += 1
     except BaseException:
-        release(taken[sent:], False)
+        release(taken[sent[0]:], False)
         raise
-
-
-def _refusal_words(answer):
-    """(whether "Submitting job(s)" comes first, the error text): condor_submit's words
-    for the daemon's refusal of a cluster (``answer``: the error text of its answer,
-    which words a refusal of the security levels or of an unreadable configuration as
-    HTCondor does, and others as Grid Engine's ``Unable to run job: WHY``), as this
-    command words a refusal it finds itself: a submit requirement's after the proc dots,
-    the others alone."""
-    if answer.startswith("SECMAN:"):
-        return False, "ERROR: Failed to connect to local queue manager\n" + answer
-    if answer.startswith("Configuration Error"):
-        return False, answer
-    why = answer.strip()
-    for prefix in ("Unable to run job: ", "error: invalid submit request: "):
-        if why.startswith(prefix):
-            why = why[len(prefix):]
-            why = why.rpartition("\nExiting.")[0] or why
-            break
-    if why.startswith("Number of submitted jobs would exceed"):
-        return False, f"ERROR: Failed to create proc\n{why}\n"
-    if not answer.startswith("Unable to run job: "):
-        return False, f"ERROR: {_said(why)}\n"
-    from gridtools.formats.condor.submitreqs import refusal_text
-    return True, refusal_text(_said(why))
 
 
 def _report(opts, clusters, warned=()):

@@ -2,7 +2,8 @@
 (``cli.condor.submit`` imports it where it is used): the usage text, the
 options (every ``-word``) and ``NAME=value`` arguments, the check of a
 ``-name``d schedd (which condor_q, condor_rm and condor_qedit make too), the
-``-terse``, ``-verbose`` and ``-dry-run`` outputs, and the checks of the
+``-terse``, ``-verbose`` and ``-dry-run`` outputs, the warnings of several
+queue statements and of none that makes a proc, and the checks of the
 parallel environments and GPUs a cluster asks for.
 """
 
@@ -38,6 +39,18 @@ Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
     If <submit-file> is omitted or is -, and a -queue is not provided, submit commands
      are read from stdin. Use of - implies verbose output unless -terse is specified
 """
+
+
+#: what HTCondor 24's condor_submit says of a description with more than one queue
+#: statement (printed as it is, before the other warnings)
+MULTI_QUEUE = ("\nWarning: Use of multiple queue statements in a single submit file is deprecated."
+               "\n         This functionality will be removed in the 25.x feature series. To see"
+               "\n         how multiple queue statements can be converted into one visit:"
+               "\nhttps://htcondor.readthedocs.io/en/latest/auto-redirect.html?category=example"
+               "&tag=convert-multi-queue-statements")
+#: what HTCondor's condor_submit says (on standard error, but with -terse) of a description
+#: whose queue statements make no proc (``queue 0``); nothing is queued, and it exits 0
+EMPTY_QUEUE = '\nWARNING: "{source}" has only empty "queue" commands -- no jobs queued'
 
 
 def _prefix(arg, word, least):
@@ -281,3 +294,17 @@ def start_session(clusters):
     sys.stdout.flush()
     cluster = clusters[0][0]
     return ssh_to_job.main(["-auto-retry", "-remove-on-interrupt", "-X", f"{cluster}.0"], submitted=True)
+
+
+def dry_run_output(opts, clusters):
+    """What -dry-run (and -dump) write: the ads to their file, then the report, or the
+    summary a dry run prints (nothing more when the ads go to standard output)."""
+    from gridtools.cli.condor.submit import summary
+    from gridtools.formats.safetext import output_is_the_result
+    if opts["dry_run"] == "-":
+        output_is_the_result()
+    write_dry_run(opts["dry_run"], clusters, opts["dump"])
+    if opts["dump"] and opts["dry_run"] != "-":
+        sys.stdout.write(dump_report(opts, clusters))
+    elif not opts["terse"] and opts["dry_run"] != "-":
+        sys.stdout.write(summary(clusters, True))

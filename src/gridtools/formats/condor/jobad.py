@@ -117,7 +117,7 @@ class SubmitContext:
       (asked only for what few descriptions need: SCHEDD_INTERVAL, the knobs
       SUBMIT_ATTRS names);
     - ``admin``: the knobs the submitting host's configuration sets (name -> text),
-      of which those of ``ADMIN_KNOBS`` are kept (see ``admin_attributes``).
+      of which those of ``ADMIN_KNOBS`` are kept (see ``jobattrs_rare.admin_attributes``).
     """
 
     def __init__(self, cwd, owner, now, files=None, environ=EMPTY, variables=None, arch="X86_64",
@@ -376,7 +376,10 @@ def make_ad(jobs, live):
             return None if raw is None else expand(raw)
     ad = DraftAd()
     _identity(ad, jobs, ctx)
-    pinned = admin_attributes(ad, ctx) if ctx.admin else ()
+    pinned = ()
+    if ctx.admin:
+        from gridtools.formats.condor.jobattrs_rare import admin_attributes
+        pinned = admin_attributes(ad, ctx)
     universe = A.set_universe(ad, cmd)
     topping = ""
     if not A.CONTAINER_COMMANDS.isdisjoint(jobs.defs) or "universe" in jobs.defs:
@@ -410,7 +413,8 @@ def make_ad(jobs, live):
     rare = not A.MORE_COMMANDS.isdisjoint(jobs.defs)
     forced = jobs.defs.get("my.requirements")
     if forced is not None and expand(forced).strip():
-        A.forced_requirements(ad, cmd, ctx)     # (the ad takes them with the other attributes)
+        from gridtools.formats.condor.jobattrs_rare import forced_requirements
+        forced_requirements(ad, cmd, ctx)     # (the ad takes them with the other attributes)
     else:
         A.set_requirements(ad, cmd, universe, should, ctx, asked, terms, rare, machine)
     for name, value in deferred.items():
@@ -445,33 +449,6 @@ ADMIN_KNOBS = ("SUBMIT_ATTRS", "SUBMIT_EXPRS", "SYSTEM_SUBMIT_ATTRS", "APPEND_RE
                "DEFAULT_RANK_VANILLA", "JOB_DEFAULT_REQUESTCPUS", "JOB_DEFAULT_REQUESTDISK",
                "JOB_DEFAULT_REQUESTMEMORY", "JOB_DEFAULT_REQUESTGPUS", "SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES",
                "SUBMIT_ALLOW_GETENV")
-
-
-def admin_attributes(ad, ctx):
-    """Put into a new job ad the attributes SUBMIT_ATTRS, SUBMIT_EXPRS and
-    SYSTEM_SUBMIT_ATTRS name (names separated by commas or blanks), each the
-    expression of the configuration's knob of that name (one that is not set, or does
-    not read, is left out): before anything of the description, which may set it
-    again. A name written ``+Name`` or ``MY.Name`` is forced: [(name, value)] to put
-    into the ad after the description's commands (its own ``MY.`` attributes still come
-    last), as HTCondor's condor_submit does."""
-    from gridtools.errors import InputError
-    forced = []
-    names = " ".join(ctx.admin.get(knob) or "" for knob in ("SUBMIT_ATTRS", "SUBMIT_EXPRS", "SYSTEM_SUBMIT_ATTRS"))
-    for name in dict.fromkeys(names.replace(",", " ").split()):
-        wanted = name[1:] if name.startswith("+") else name[3:] if name[:3].lower() == "my." else None
-        attr = wanted or name
-        text = ctx.setting(attr) if attr.isascii() and attr.isidentifier() else None
-        if text is None or not text.strip():
-            continue
-        if wanted:
-            forced.append((wanted, A.expr(wanted, text.strip())))
-            continue
-        try:
-            ad[name] = A.expr(name, text.strip())
-        except InputError:
-            continue                    # (HTCondor's condor_submit leaves it out, and says nothing)
-    return forced
 
 
 #: the deferral attributes and Requirements terms of a job that gives none

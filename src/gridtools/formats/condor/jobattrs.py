@@ -6,14 +6,15 @@ HTCondor 24 names and types them. ``jobad`` calls them in order.
 
 The expressions HTCondor adds (the default Requirements, RequestMemory and
 RequestDisk) go into the ad as their texts; what the user wrote is parsed
-(``expr``), and the ClassAd parser is loaded only then.
+(``expr``), and the ClassAd parser is loaded only then. What only rarer
+descriptions or configurations need (other universes, GPUs, input files, the
+configuration's knobs ...) is in ``jobattrs_rare``, imported where it is used.
 """
 
 from gridtools import ospaths
 from gridtools.classad.draft import Text, read_text
 from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
 from gridtools.errors import InputError
-from gridtools.formats.condor import c_atoi
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
@@ -41,8 +42,6 @@ UNIVERSES = {"scheduler": SCHEDULER, "vanilla": VANILLA, "parallel": PARALLEL,
 CONTAINER_COMMANDS = frozenset(("container_image", "docker_image"))
 #: the universes HTCondor no longer runs, by number
 RETIRED = {1: "Standard", 2: "Pipe", 3: "Linda", 4: "PVM", 6: "PVMD"}
-#: ... by their names in upper case
-_RETIRED_NAMES = {text.upper(): text for text in RETIRED.values()}
 #: the universes whose jobs run on execute hosts
 ON_EXECUTE_HOSTS = (VANILLA, PARALLEL, JAVA)
 
@@ -155,27 +154,13 @@ def _plain_literal(text):
 def set_universe(ad, cmd):
     name = (cmd("universe") or "vanilla").strip().lower()
     universe = UNIVERSES.get(name)
-    number = c_atoi(name) if universe is None else 0
-    if number:                          # (a universe by its number, read as C's atoi reads it)
-        universe = number if number in UNIVERSES.values() else None
-        if universe is None and number in RETIRED:
-            raise fail(f"'{RETIRED[number]}' is not a supported universe.")
-        if universe is None and not 1 <= number <= 13:
-            raise fail("'Unknown' is not a supported universe.")
-    if universe is None and name.upper() in _RETIRED_NAMES:     # (a retired universe by its name)
-        raise fail(f"'{_RETIRED_NAMES[name.upper()]}' is not a supported universe.")
-    if universe is None:
-        raise fail(f"I don't know about the '{name}' universe.")
+    if universe is None:                # (a number, or a universe gridtools does not run)
+        from gridtools.formats.condor.jobattrs_rare import universe_of
+        universe = universe_of(name)
     ad["JobUniverse"] = universe
     if universe == PARALLEL:
-        count = cmd("machine_count")
-        if count is None:                       # (its other names, as condor_submit reads them)
-            count = cmd("node_count") if cmd("node_count") is not None else cmd("nodecount")
-        if count is None or not count.strip():
-            raise fail("No machine_count specified!")
-        ad["MaxHosts"] = ad["MinHosts"] = c_atoi(count)
-        ad["JobRequiresSandbox"] = True
-        ad["WantIOProxy"] = True
+        from gridtools.formats.condor.jobattrs_rare import set_parallel
+        set_parallel(ad, cmd)
     if universe not in ON_EXECUTE_HOSTS or universe in (PARALLEL, JAVA):
         ad["KillSig"] = "SIGTERM"
     return universe
@@ -252,7 +237,8 @@ def set_streams(ad, cmd, ctx):
                 continue
             ad[stream] = streamed
             if key == "input":
-                _add_input(ad, ctx, (value,))
+                from gridtools.formats.condor.jobattrs_rare import add_input
+                add_input(ad, ctx, (value,))
         else:
             ad[attr] = "/dev/null"
             ad["Transfer" + attr] = False
@@ -385,38 +371,9 @@ def _request(ad, cmd, key, attr, base_power, default):
     ad[attr] = amount if amount is not None else expr(attr, text.strip())
 
 
-def _with_defaults(ad, cmd, admin):
-    """``cmd`` with the JOB_DEFAULT_REQUEST<name> knobs of ``admin`` standing for the
-    request commands the description leaves out (those whose attribute SUBMIT_ATTRS put
-    in the ad keep it)."""
-    defaults = {}
-    for key, attr in (("request_cpus", "RequestCpus"), ("request_disk", "RequestDisk"),
-                      ("request_memory", "RequestMemory"), ("request_gpus", "RequestGPUs")):
-        text = admin.get("JOB_DEFAULT_" + attr.upper())
-        if text is not None and text.strip() and attr not in ad:
-            defaults[key] = text
-
-    def read(key):
-        value = cmd(key)
-        if (value is None or not value.strip()) and key in defaults:
-            return defaults[key]
-        return value
-    return read if defaults else cmd
-
-
 #: the requests set_requests reads itself (any other ``request_<name>`` asks for a custom
 #: machine resource)
 REQUESTS = frozenset(("request_cpus", "request_disk", "request_memory", "request_gpus"))
-
-
-def _default_should(admin):
-    """SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES of ``admin`` (a SubmitContext's) when it is a
-    value should_transfer_files takes, else "" (a value that is not is passed over, as
-    HTCondor's condor_submit passes it over: its users could not mend it)."""
-    from gridtools.formats.condor.moreattrs import TRANSFER_MODE_NAMES, TRANSFER_MODES
-    text = (admin.get("SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES") or "").strip().upper()
-    text = TRANSFER_MODE_NAMES.get(text, text)
-    return text if text in TRANSFER_MODES else ""
 
 
 def set_requests(ad, cmd, custom=(), admin=None):
@@ -426,15 +383,17 @@ def set_requests(ad, cmd, custom=(), admin=None):
     with ``_``, is no resource: HTCondor sets nothing for it). A request the description
     does not give, nor SUBMIT_ATTRS set, is the configuration's JOB_DEFAULT_REQUEST<name>
     when ``admin`` (a SubmitContext's) has it, read as the command would be. Returns the
-    names of the custom ones set, for the requirements (``_request_term``)."""
+    names of the custom ones set, for the requirements (``jobattrs_rare.request_term``)."""
     if admin:
-        cmd = _with_defaults(ad, cmd, admin)
+        from gridtools.formats.condor.jobattrs_rare import with_defaults
+        cmd = with_defaults(ad, cmd, admin)
     _request(ad, cmd, "request_cpus", "RequestCpus", None, 1)
     _request(ad, cmd, "request_disk", "RequestDisk", 1, DEFAULT_REQUEST_DISK)
     _request(ad, cmd, "request_memory", "RequestMemory", 2, DEFAULT_REQUEST_MEMORY)
     _request(ad, cmd, "request_gpus", "RequestGPUs", None, None)
     if "RequestGPUs" in ad:
-        _gpu_properties(ad, cmd)
+        from gridtools.formats.condor.jobattrs_rare import gpu_properties
+        gpu_properties(ad, cmd)
     asked = []
     for key, name in custom:
         text = cmd(key)
@@ -444,94 +403,13 @@ def set_requests(ad, cmd, custom=(), admin=None):
     return asked
 
 
-#: the commands of the properties a job's GPUs must have: (command, attribute, the
-#: property of a GPU's ad it bounds, the comparison), as HTCondor reads them
-GPU_LIMITS = (("gpus_minimum_capability", "GPUsMinCapability", "Capability", ">="),
-              ("gpus_maximum_capability", "GPUsMaxCapability", "Capability", "<="),
-              ("gpus_minimum_memory", "GPUsMinMemory", "GlobalMemoryMb", ">="),
-              ("gpus_minimum_runtime", "GPUsMinRuntime", "MaxSupportedVersion", ">="))
-
-
-def _gpu_command(cmd, key, attr):
-    """The value of a GPU command (or of the attribute it sets, written as a command)."""
-    text = cmd(key)
-    if text is None or not text.strip():
-        text = cmd(attr.lower())
-    return text.strip() if text is not None and text.strip() else None
-
-
-def _gpu_properties(ad, cmd):
-    """RequireGPUs and the GPU property bounds of a job that requests GPUs: the
-    expression ``require_gpus`` gives, with a term for each bound (gpus_minimum_memory in
-    MB, gpus_minimum_runtime as major * 1000 + minor * 10) whose property it does not
-    itself refer to, as HTCondor's condor_submit makes it; each GPU the job gets must
-    match it (the ``countMatches`` term of Requirements)."""
-    import re
-    require = _gpu_command(cmd, "require_gpus", "RequireGPUs")
-    if require is not None:
-        ad["RequireGPUs"] = expr("RequireGPUs", require)
-    clauses = []
-    refs = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", require.lower())) if require else set()
-    for key, attr, prop, op in GPU_LIMITS:
-        text = _gpu_command(cmd, key, attr)
-        if text is None:
-            continue
-        value = None
-        if key == "gpus_minimum_memory":
-            value = quantity(text, 2)
-        elif key == "gpus_minimum_runtime":
-            value = _runtime_version(text)
-        ad[attr] = value if value is not None else expr(attr, text)
-        if prop.lower() not in refs:
-            clauses.append(f"{prop} {op} {attr}")
-    if clauses:
-        if require is not None:
-            wrapped = f"({require})" if _or_at_top(ad.lookup("RequireGPUs")) else require
-            clauses.insert(0, wrapped)
-        ad["RequireGPUs"] = expr("RequireGPUs", " && ".join(clauses))
-
-
-def _runtime_version(text):
-    """A CUDA runtime version ``x`` or ``x.y`` as major * 1000 + minor * 10 (a number above
-    1000 already is one); None for anything else (kept as an expression)."""
-    import re
-    match = re.fullmatch(r"(\d+)(?:\.(\d{1,2}))?", text)
-    if not match:
-        return None
-    major = int(match.group(1))
-    if match.group(2) is None:
-        return major if major > 1000 else major * 1000
-    return major * 1000 + int(match.group(2)) * 10
-
-
-def _or_at_top(tree):
-    """True when an expression's outermost operator binds less tightly than ``&&`` (an
-    ``||`` or ``?:``): it is put in parentheses before ``&&`` joins it to more."""
-    text = tree.unparse() if tree is not None else ""
-    depth, quote, i = 0, None, 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and (text.startswith("||", i) or ch == "?"):
-            return True
-        i += 1
-    return False
-
-
 def set_transfer(ad, cmd, universe, ctx):
     asked = (cmd("should_transfer_files") or "").strip()
     given = None if asked else (cmd("when_to_transfer_output") or "").strip()
-    default = "" if asked or not ctx.admin else _default_should(ctx.admin)
+    default = ""
+    if not asked and ctx.admin:
+        from gridtools.formats.condor.jobattrs_rare import default_should
+        default = default_should(ctx.admin)
     if asked or given or default:
         from gridtools.formats.condor.moreattrs import transfer_modes
         should, when = transfer_modes(cmd, asked, given, default)
@@ -557,42 +435,9 @@ def set_transfer(ad, cmd, universe, ctx):
         if names:
             ad[attr] = ",".join(names)
             if attr == "TransferInput":
-                _add_input(ad, ctx, names)
+                from gridtools.formats.condor.jobattrs_rare import add_input
+                add_input(ad, ctx, names)
     return should
-
-
-def _add_input(ad, ctx, names):
-    """Count the input files (``names``, relative ones from the initial directory) in
-    DiskUsage, each in KiB rounded up; a missing one counts nothing. One the caller
-    cannot read (or that is missing) is warned of, once, in HTCondor's words: the job
-    is submitted all the same, and held if the file still cannot be read when it
-    starts."""
-    if ctx.files is None:
-        return
-    iwd = ad.eval("Iwd")
-    sizes = [ctx.files.size_kib(ospaths.join(iwd, name)) for name in names]
-    ad["DiskUsage"] = ad.eval("DiskUsage") + sum(size for size in sizes if size)
-    readable = getattr(ctx.files, "readable", None)
-    for name in names if readable is not None else ():
-        path = ospaths.join(iwd, name)
-        warning = f"\nWARNING: File {path} is not readable by condor."
-        if "://" not in name and warning not in ctx.warnings and not readable(path):
-            ctx.warnings.append(warning)
-
-
-#: HTCondor's warning when both requirements and MY.Requirements (+Requirements) are given
-FORCED_REQUIREMENTS = ("Use of MY.Requirements or +Requirements  overrides requirements. "
-                       "You should remove one of these statements from your submit file.")
-
-
-def forced_requirements(ad, cmd, ctx):
-    """A description that sets the Requirements attribute itself (``MY.Requirements`` or
-    ``+Requirements``): as HTCondor's condor_submit, no Requirements are made (nor
-    checked: no "Is Circular", the requirements command not even parsed), and a given
-    requirements command is warned of (once a proc). Rank is made as ever."""
-    if cmd("requirements") is not None:
-        ctx.warnings.append(FORCED_REQUIREMENTS)
-    _set_rank(ad, cmd, ctx.admin)
 
 
 def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=False, machine=()):
@@ -605,7 +450,8 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
     user = cmd("requirements")
     user = user.strip() if user is not None else ""
     if ctx.admin:                               # APPEND_REQUIREMENTS, as if the user wrote it too
-        append = _knob(ctx.admin, "APPEND_REQUIREMENTS", universe == VANILLA)
+        from gridtools.formats.condor.jobattrs_rare import knob
+        append = knob(ctx.admin, "APPEND_REQUIREMENTS", universe == VANILLA)
         if append:
             user = f"{user}) && ({append}" if user else append
     refs = set()
@@ -633,10 +479,12 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
     if not _at_most(ad, "RequestCpus") and "cpus" not in refs:
         terms.append(_same("(TARGET.Cpus >= RequestCpus)"))
     resources = list(custom) + (["GPUs"] if "RequestGPUs" in ad else [])
-    for name in sorted(resources, key=str.lower):
-        term = _request_term(ad, name) if name.lower() not in refs else None
-        if term is not None:
-            terms.append(_same(term))
+    if resources:
+        from gridtools.formats.condor.jobattrs_rare import request_term
+        for name in sorted(resources, key=str.lower):
+            term = request_term(ad, name) if name.lower() not in refs else None
+            if term is not None:
+                terms.append(_same(term))
     check, extra, after = "TARGET.HasFileTransfer", "", ()
     if rare:
         from gridtools.formats.condor.moreattrs import requirement_extras
@@ -661,31 +509,6 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
     _set_rank(ad, cmd, ctx.admin)
 
 
-def _request_term(ad, name):
-    """The term of Requirements for a request of resource ``name`` (GPUs or a custom one),
-    by the type of the request's value, as HTCondor makes it: a number above 0, or
-    undefined, asks for as many; a string that is not empty for a match of the machine's
-    (regexp); anything else (0 or less, a boolean, a list ...) for nothing (None)."""
-    value = ad.eval("Request" + name) if ad.plain("Request" + name) else _evaluated(ad, "Request" + name)
-    if value is UNDEFINED or type(value) in (int, float):
-        if not (value is UNDEFINED or value > 0):
-            return None
-        if "Require" + name in ad:              # (each one must match: require_gpus)
-            return f"(countMatches(MY.Require{name},TARGET.Available{name}) >= Request{name})"
-        return f"(TARGET.{name} >= Request{name})"
-    if type(value) is str:
-        return f"regexp(Request{name},TARGET.{name})" if value else None
-    return None
-
-
-def _evaluated(ad, name):
-    """The value of an expression attribute of a DraftAd (ERROR when it cannot be)."""
-    try:
-        return ad.eval(name)
-    except Exception:  # noqa: BLE001 - any failure of an evaluation is HTCondor's ERROR
-        return ERROR
-
-
 def _set_rank(ad, cmd, admin):
     """Rank: the description's, else the configuration's DEFAULT_RANK, with its
     APPEND_RANK added (``(rank) + (append)``), each of a vanilla universe job from
@@ -693,25 +516,14 @@ def _set_rank(ad, cmd, admin):
     rank = cmd("rank")
     rank = rank.strip() if rank and rank.strip() else None
     if admin:
+        from gridtools.formats.condor.jobattrs_rare import knob
         vanilla = ad.eval("JobUniverse") == VANILLA
-        default = _knob(admin, "DEFAULT_RANK", vanilla)
-        append = _knob(admin, "APPEND_RANK", vanilla)
+        default = knob(admin, "DEFAULT_RANK", vanilla)
+        append = knob(admin, "APPEND_RANK", vanilla)
         rank = rank or default
         if append:
             rank = f"({rank}) + ({append})" if rank else append
     ad["Rank"] = expr("Rank", rank) if rank else 0.0
-
-
-def _knob(admin, name, vanilla):
-    """The text of knob ``name`` in ``admin`` (a SubmitContext's), of its ``_VANILLA``
-    form for a ``vanilla`` universe job when that is set (APPEND_REQUIREMENTS's is
-    APPEND_REQ_VANILLA), or None when neither is set."""
-    text = None
-    if vanilla:
-        text = admin.get("APPEND_REQ_VANILLA" if name == "APPEND_REQUIREMENTS" else name + "_VANILLA")
-    if text is None or not text.strip():
-        text = admin.get(name)
-    return text.strip() if text is not None and text.strip() else None
 
 
 #: the machine attributes whose reference counts as checking the operating system
@@ -731,17 +543,8 @@ def _plugin_terms(ad, cmd, refs, rare):
     urls = isinstance(text, str) and "://" in text
     if not (urls or rare):
         return ""
-    from gridtools.formats.condor.moreattrs import url_schemes
-    schemes = url_schemes(text if urls else "", cmd if rare else None)
-    if not schemes:
-        return ""
-    if any(scheme.lower() in ("s3", "gs") for scheme in schemes):
-        from gridtools.formats.condor.moreattrs import signing_keys
-        signing_keys(cmd)
-    ad["WantTransferPluginMethods"] = ",".join(schemes)
-    if "hasfiletransferpluginmethods" in refs:
-        return ""
-    return "".join(f' && stringListIMember("{scheme}",TARGET.HasFileTransferPluginMethods)' for scheme in schemes)
+    from gridtools.formats.condor.jobattrs_rare import plugin_terms
+    return plugin_terms(ad, cmd, refs, rare, text if urls else "")
 
 
 #: what HTCondor adds to the file transfer term when the transfer needs a starter of 8.9.7
@@ -872,4 +675,3 @@ def set_misc(ad, cmd):
     batch = cmd("batch_name")
     if batch is not None and batch.strip():
         ad["JobBatchName"] = unquoted(batch.strip())
-

@@ -39,8 +39,6 @@ MAX_AMOUNT = 2 ** 63 - 1
 #: characters a Grid Engine job name may not hold (and the control characters), replaced
 #: in names made from ads
 _NAME_BAD = frozenset("/:@\\*?\x7f")
-#: attributes that never differ between the procs' stored texts (set when the ad is built)
-_PER_PROC = ("ProcId",)
 
 
 def _text(ad, name, default=""):
@@ -87,18 +85,6 @@ def arguments(ad, new="Arguments", old="Args"):
     return []
 
 
-def java_command(ad, iwd):
-    """(program, arguments) of a java universe job: the machine's ``java`` with the
-    job's JavaVMArguments (or JavaVMArgs), a class path of its folder (where it runs),
-    its initial directory and its jar_files, and its arguments (the main class first),
-    as HTCondor's starter runs it (without its wrapper class)."""
-    import shutil
-    jars = [_path(iwd, name) for name in _text(ad, "JarFiles").replace(",", " ").split()]
-    path = ":".join([".", iwd] + jars)
-    return shutil.which("java") or "/usr/bin/java", \
-        arguments(ad, "JavaVMArguments", "JavaVMArgs") + ["-classpath", path] + arguments(ad)
-
-
 def _environment(text):
     """NAME -> value of an ``Environment`` attribute's value."""
     if not text:
@@ -120,19 +106,6 @@ def _file_list(text):
     """The names of a file list (TransferInput, TransferOutput ...): separated by commas
     only, blanks around each trimmed, as HTCondor splits them (a name may hold blanks)."""
     return [name.strip() for name in text.split(",") if name.strip()] if text else []
-
-
-def _input_places(names):
-    """The folder each input name keeps under the scratch folder with
-    preserve_relative_paths: that of a relative name (``dirA/file1``: ``dirA``; a
-    folder's contents, ``dirA/sub/``: ``dirA/sub``), "" for an absolute one, a URL, or
-    one that climbs out (``..``)."""
-    places = []
-    for name in names:
-        where = name.rstrip("/") if name.endswith("/") else ospaths.dirname(name)
-        bad = name.startswith("/") or "://" in name or ".." in where.split("/")
-        places.append("" if bad else where)
-    return places
 
 
 def kill_signal(ad, name="KillSig", default="SIGTERM"):
@@ -166,7 +139,7 @@ def run_facts(ad):
     ``transfer_input`` (paths, and URLs as written), ``transfer_output`` (names; None: every new file of
     the scratch folder), ``on_evict`` (ON_EXIT_OR_EVICT), ``transfer_executable``
     (TransferExecutable, true unless false), ``preserve_paths`` (PreserveRelativePaths;
-    then ``input_places``: the folder each input keeps, ``_input_places``) and
+    then ``input_places``: the folder each input keeps, ``specmore.input_places``) and
     ``on_success`` (when_to_transfer_output = ON_SUCCESS: the
     exit code of a success, JobSuccessExitCode or 0, without which nothing comes back;
     else None) and ``self_checkpoint`` (checkpoint_exit_code: {"code", "files": its
@@ -190,8 +163,10 @@ def run_facts(ad):
              "transfer_executable": ad.eval("TransferExecutable") is not False,
              "preserve_paths": ad.eval("PreserveRelativePaths") is True}
     if facts["preserve_paths"]:
-        facts["input_places"] = _input_places(_file_list(_text(ad, "TransferInput")))
+        from gridtools.formats.condor.specmore import input_places
+        facts["input_places"] = input_places(_file_list(_text(ad, "TransferInput")))
     if facts["universe"] == JAVA:
+        from gridtools.formats.condor.specmore import java_command
         facts["command"], facts["args"] = java_command(ad, iwd)
     code = ad.eval("SuccessCheckpointExitCode")
     if ad.eval("WantFTOnCheckpoint") is True and type(code) is int:
@@ -199,23 +174,16 @@ def run_facts(ad):
         listed = listed if listed is not None else output
         facts["self_checkpoint"] = {"code": code, "files": _file_list(listed) if listed is not None else None}
     if ad.eval("WantCheckpointSignal") is True:
+        from gridtools.formats.condor.specmore import exit_of
         facts["checkpoint_signal"] = {"signal": signal_of(kill_signal(ad, "CheckpointSig", facts["kill_sig"]),
                                                           signal_of(facts["kill_sig"])),
-                                      "success": _exit_of(ad, "SuccessCheckpoint"),
-                                      "promised": _exit_of(ad, "Checkpoint")}
+                                      "success": exit_of(ad, "SuccessCheckpoint"),
+                                      "promised": exit_of(ad, "Checkpoint")}
     if _text(ad, "WhenToTransferOutput").upper() == "ON_SUCCESS":
         facts["on_success"] = int(_number(ad, "JobSuccessExitCode", 0))
     for attr, key in (("In", "stdin"), ("Out", "stdout"), ("Err", "stderr")):
         facts[key] = _path(iwd, _text(ad, attr, "/dev/null") or "/dev/null")
     return facts
-
-
-def _exit_of(ad, prefix):
-    """[by a signal, its number or the exit code] an ad's ``<prefix>ExitBySignal``,
-    ``<prefix>ExitSignal`` and ``<prefix>ExitCode`` describe (False, 0 when unset)."""
-    by_signal = ad.eval(prefix + "ExitBySignal") is True
-    value = ad.eval(prefix + ("ExitSignal" if by_signal else "ExitCode"))
-    return [by_signal, value if type(value) is int else 0]
 
 
 def job_name(ad):
@@ -225,24 +193,14 @@ def job_name(ad):
     return name[:512] or "condor_job"
 
 
-def _diff(base, ad):
-    """The long-form text of the attributes of ``ad`` that differ from ``base``."""
-    lines = []
-    for name in ad:
-        if name in _PER_PROC:
-            continue
-        mine = ad.lookup(name)
-        theirs = base.lookup(name)
-        if theirs is None or theirs.unparse(True) != mine.unparse(True):
-            lines.append(f"{name} = {mine.unparse(True)}\n")
-    return "".join(lines)
-
-
 def stored_ads(ads):
     """``condor_ad`` of a cluster: one text when the procs differ only in ProcId,
     else proc 0's text followed by what each later proc changes."""
     base = str(ads[0])
-    diffs = [_diff(ads[0], ad) for ad in ads[1:]]
+    if len(ads) == 1:
+        return base
+    from gridtools.formats.condor.specmore import diff
+    diffs = [diff(ads[0], ad) for ad in ads[1:]]
     if not any(diffs):
         return base
     return [base] + diffs
