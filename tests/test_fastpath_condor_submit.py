@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from conftest import BIN, REPO
+from test_fastpath import PROGRAM
 
 from gridtools.cli.condor import submit, submit_unused
 from gridtools.formats.condor import jobattrs
@@ -20,14 +21,6 @@ from gridtools.formats.condor.submit import parse_submit
 RARE = {"gridtools.cli.condor.submit_unused", "gridtools.cli.condor.submit_checks",
         "gridtools.cli.condor.submit_more", "gridtools.formats.condor.jobattrs_rare",
         "gridtools.formats.condor.specmore"}
-
-PROGRAM = ("import sys, posix; del sys.argv[0]; sys.path.insert(0, sys.argv.pop(0))\n"
-           "leave = posix._exit\n"
-           "def listed(code):\n"
-           "    sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n'); sys.stderr.flush()\n"
-           "    leave(code)\n"
-           "posix._exit = listed\n"
-           "from gridtools.launch import main; main()")
 
 DASK = ('MY.DaskWorkerName = "htcondor--$F(MY.JobId)--"\nbatch_name = HTCondorCluster-0\n'
         "RequestCpus = MY.DaskWorkerCores\nRequestMemory = floor(MY.DaskWorkerMemory / 1048576)\n"

@@ -3,79 +3,19 @@ attributes PREEMPTION_REQUIREMENTS can look at, the root group last with autoreg
 group knobs written as expressions, group records charged with their own members only
 (summed up with -grouprollup), and how condor_userprio shows and orders groups."""
 
-from collections import Counter
-
 import pytest
 
-from gridtools import ads
 from gridtools.accounting.userprio import Accountant, Settings
-from gridtools.classad import ClassAd, parse
 from gridtools.cli.condor import userprio_table
 from gridtools.cli.condor.userprio import record_ad
 from gridtools.errors import ConfigError
-from gridtools.formats.condor_config import Config
 from gridtools.sched import negotiator as N
 from gridtools.sched.groups import GroupsConfig
 
 from conftest import cell_fixture
+from test_negotiator import NOW, Pool, config, jobs, negotiate, split
 
-NOW = 1_700_000_000
 HOUR = 3600.0
-
-
-def config(text=""):
-    cfg = Config({})
-    cfg.read_text(text)
-    return cfg
-
-
-class Pool:
-    """One-slot hosts h0, h1, ... with optional claims; makes the negotiator's Slots."""
-
-    def __init__(self, count):
-        self.cfg = config()
-        self.hosts = [ads.HostFacts(f"h{i}", memory=1024, disk=10**6) for i in range(count)]
-        self.claims = {}
-
-    def run(self, host, user, job="9.0"):
-        self.claims[f"slot1@{host}"] = ads.Claim(job, user.split(".")[-1], user, 0.0, NOW - 7200)
-
-    def slots(self):
-        out = []
-        for host in self.hosts:
-            name = f"slot1@{host.name}"
-            claim = self.claims.get(name)
-            view = ads.SlotView("Claimed", "Busy", claim.start, claim.start) if claim else None
-            ad = ads.machine_ads(host, self.cfg, NOW, {name: view} if view else None,
-                                 {name: claim} if claim else None)[0]
-            out.append(N.Slot(name, ad, claim))
-        return out
-
-
-_ids = iter(range(1, 10**6))
-
-
-def jobs(owner, count, group=""):
-    out = []
-    for _ in range(count):
-        n = next(_ids)
-        ad = ClassAd({"Owner": owner, "ClusterId": n, "ProcId": 0, "QDate": NOW - 1000 + n, "JobPrio": 0,
-                      "RequestCpus": 1, "RequestMemory": 100, "RequestDisk": 1, "JobStatus": 1})
-        if group:
-            ad["AccountingGroup"] = f"{group}.{owner}"
-        ad["Requirements"] = parse("TARGET.Memory >= RequestMemory")
-        ad["Rank"] = parse("0.0")
-        out.append((f"{n}.0", ad))
-    return out
-
-
-def negotiate(idle, slots, prios, text):
-    return N.negotiate(N.submitters_from(idle), slots, prios, N.NegotiatorConfig.from_config(config(text)),
-                       NOW)
-
-
-def split(outcome):
-    return dict(Counter(m.submitter for m in outcome.matches))
 
 
 # ---------------------------------------------------------------- the negotiator's attributes
