@@ -230,10 +230,13 @@ class Dispatcher:
         spawning one. The hold is the owner's alone (other users' jobs and Grid Engine's
         do not wait for it); a scheduler universe job, which the schedd starts on its
         own, holds back none."""
+        from gridtools.formats.condor.jobattrs import SCHEDULER
+        from gridtools.sched.inputs import job_start_delay, start_delay
         spec = job.spec
-        if not spec.get("condor_ad") or spec.get("universe") == 7:
+        # (the job's largest delay, kept with its description: a cluster without one is
+        # not read again at each of its procs' starts)
+        if not spec.get("condor_ad") or spec.get("universe") == SCHEDULER or job_start_delay(job) <= 0:
             return
-        from gridtools.sched.inputs import start_delay
         delay = start_delay(spec, number)
         if delay <= 0:
             return
