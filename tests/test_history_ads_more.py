@@ -30,8 +30,12 @@ def test_removed_jobs_have_completion_date_0(cell, workdir):
     running = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
     wait_state(cell, running, "r")
     cell.run("qdel", str(running), check=True)
+    # its record is written once its process is reaped: wait for it, so the history's
+    # order (newest first, by when each record was written) is the order of the removals
+    _ad(cell, f"{running}.0", "ClusterId")
     held = jid_of(cell.qsub("-h", "-b", "y", "sleep", "300", cwd=workdir))
     cell.run("qdel", str(held), check=True)
+    _ad(cell, f"{held}.0", "ClusterId")
     idle = submit(cell, SLEEP + "requirements = false\nqueue\n", cwd=workdir)
     wait_status(cell, f"{idle}.0", 1)
     cell.run("condor_rm", str(idle), check=True)
