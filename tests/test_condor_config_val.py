@@ -289,7 +289,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
     from gridtools.formats.condor import jobad, jobattrs
-    from gridtools.daemon import condorjob, condorreq, confset, jobmail, jobside, machines, master, preen
+    from gridtools.daemon import condor, condorjob, condorreq, confset, jobmail, jobside, machines, master, preen
     from gridtools.exec import poolplugins
     from gridtools.cli.condor import submit_more
     code = {
@@ -326,6 +326,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "MAIL": jobmail.DEFAULT_MAILER,
         "GRACEFULLY_REMOVE_JOBS": condorjob.graceful_removal(None),
         "MACHINEMAXVACATETIME": condorjob.MACHINE_MAX_VACATE_TIME,
+        "MAX_NEXT_JOB_START_DELAY": condor.MAX_NEXT_JOB_START_DELAY,
         **master.DEFAULTS,
     }
     from gridtools.jobads import parsed_ad

@@ -15,7 +15,9 @@ its ``AllowedJobDuration`` (since it started) or ``AllowedExecuteDuration``
 "The job exceeded allowed job duration of 1:00:00"; then a running (or
 suspended) task whose ``PeriodicVacate`` is true is vacated: evicted back to
 the queue to run again, VacateReasonCode 1000 (JobPolicyVacate; 1001,
-SystemPolicyVacate, for the system's); then ``PeriodicHold`` for tasks
+SystemPolicyVacate, for the system's); then a task whose ``TimerRemove`` time
+has passed is removed, whatever its state (at an exit too: it leaves as removed);
+then ``PeriodicHold`` for tasks
 neither held nor completed, ``PeriodicRelease`` for held tasks not held by
 their owner (code 1) whose ``NumHolds`` is below SYSTEM_MAX_RELEASES, then
 ``PeriodicRemove``; after each of these the schedd's own (``SystemPolicy``:
@@ -45,7 +47,7 @@ HOLD_CODE_JOB_DURATION = 46
 HOLD_CODE_EXECUTE_DURATION = 47
 #: the job attributes that make a job's tasks looked at periodically
 PERIODIC_ATTRS = ("PeriodicHold", "PeriodicRelease", "PeriodicRemove", "PeriodicVacate",
-                  "AllowedJobDuration", "AllowedExecuteDuration")
+                  "AllowedJobDuration", "AllowedExecuteDuration", "TimerRemove")
 #: VacateReasonCode of a task vacated by its own PeriodicVacate (JobPolicyVacate)
 VACATE_CODE_POLICY = 1000
 #: VacateReasonCode of a task vacated by SYSTEM_PERIODIC_VACATE (SystemPolicyVacate)
@@ -301,21 +303,41 @@ def _system(rules, ad):
     return None
 
 
+def _timer_remove(ad, now):
+    """The removal of a task whose ``TimerRemove`` (an absolute Unix time, any expression of
+    the job's ad that reads as a number, ``as_integer``) is before ``now``, as HTCondor's
+    user policy checks it after the allowed durations and PeriodicVacate, before
+    PeriodicHold, whatever the task's state (idle, held, running); else None. A value
+    below 0, or one that is no number, removes nothing."""
+    if "TimerRemove" not in ad:
+        return None
+    when = as_integer(ad.eval("TimerRemove"))
+    if when is None or when < 0 or when >= int(now):
+        return None
+    return Decision(Action.REMOVE, "The job attribute TimerRemove expression "
+                    f"'{ad.lookup('TimerRemove').unparse(True)}' evaluated to TRUE")
+
+
 def periodic(ad, now, system=NO_SYSTEM_POLICY, exiting=False):
     """The Decision of the periodic expressions for one task's ad, or None. As HTCondor's
-    schedd: the allowed durations, then each of PeriodicVacate (of a running or suspended task),
-    PeriodicHold, PeriodicRelease and PeriodicRemove, the job's own expression first,
-    then the ``system`` policy's. ``exiting``: the task has just exited (``at_exit``), when
-    HTCondor's shadow evaluates them all but PeriodicVacate."""
+    schedd: the allowed durations, then PeriodicVacate (of a running or suspended task),
+    TimerRemove (``_timer_remove``), then each of PeriodicHold, PeriodicRelease and
+    PeriodicRemove, the job's own expression first, then the ``system`` policy's.
+    ``exiting``: the task has just exited (``at_exit``), when HTCondor's shadow
+    evaluates them all but PeriodicVacate."""
     ad = ad.copy()
     ad["CurrentTime"] = int(now)
     status = ad.eval("JobStatus")
     if status in (ads.JobStatus.RUNNING, ads.JobStatus.SUSPENDED):
         decision = _over_duration(ad, now)
         if decision is not None or exiting:
-            return decision or _hold_or_remove(ad, system)
+            return decision or _timer_remove(ad, now) or _hold_or_remove(ad, system)
         decision = _own_then_system(ad, "PeriodicVacate", system.vacates, Action.VACATE,
                                     VACATE_CODE_POLICY, VACATE_CODE_SYSTEM)
+        if decision is not None:
+            return decision
+    if status != ads.JobStatus.REMOVED:
+        decision = _timer_remove(ad, now)
         if decision is not None:
             return decision
     if status not in (ads.JobStatus.HELD, ads.JobStatus.COMPLETED, ads.JobStatus.REMOVED):

@@ -108,6 +108,10 @@ DEFAULTS = {
     # the most procs of one submission (cli.condor.submit), the most HTCondor jobs running on
     # execute hosts at once (sched.cycle)
     "MAX_JOBS_PER_SUBMISSION": "20000",
+    # the most seconds a job's NextJobStartDelay holds back its owner's next start
+    # (daemon.condor; 0: no cap). MAX_STARTERS has no default: a host without it runs
+    # as many jobs as its slots take (sched.cycle), so it is "Not defined"
+    "MAX_NEXT_JOB_START_DELAY": "600",
     # the most procs in the queue, and of one owner (daemon.intake)
     "MAX_JOBS_SUBMITTED": "2147483647",
     "MAX_JOBS_PER_OWNER": "100000",
