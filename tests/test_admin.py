@@ -129,7 +129,7 @@ def test_daemon_start_status_stop_and_autostart(scratch):
     state = os.path.join(scratch, "spool", "jobs", jid, "state.yaml")
     wait_for(lambda: os.path.exists(state) and "finished" in open(state).read(), timeout=20)
     pattern = r"daemon running: pid \d+, uptime \d+:\d\d:\d\d, 0 running, 0 pending\n"
-    wait_for(lambda: re.fullmatch(pattern, run(env, "gridtools", "daemon", "status").stdout), timeout=5)
+    wait_for(lambda: re.fullmatch(pattern, run(env, "gridtools", "daemon", "status").stdout), timeout=20)
     assert run(env, "gridtools", "daemon", "start").stdout.startswith("daemon already running")
     assert run(env, "gridtools", "daemon", "stop").stdout == "daemon stopped\n"
     assert run(env, "gridtools", "daemon", "status").returncode == 1

@@ -92,7 +92,7 @@ def test_a_forced_end_kills_the_processes_that_left_the_jobs_group(cell, workdir
         proc = cell.run("qdel", "-f", str(jid))
         assert (proc.returncode, proc.stdout) == (0, f"root forced the deletion of job {jid}\n")
         wait_for(lambda: cell.finished(jid), timeout=30)
-        wait_for(lambda: not _marked(marker), timeout=5)
+        wait_for(lambda: not _marked(marker), timeout=20)
     finally:
         for pid in _marked(marker):
             try:
@@ -121,7 +121,7 @@ def test_without_a_cgroup_a_forced_end_kills_every_process_below_the_shepherd(tm
         wait_for(lambda: len(_marked(marker)) >= 2, timeout=30)
         dispatch._end_task(10 ** 9, 1, shepherd.pid)      # (a task that has no cgroup)
         assert shepherd.wait(timeout=10) == -signal.SIGKILL
-        wait_for(lambda: not _marked(marker), timeout=5)
+        wait_for(lambda: not _marked(marker), timeout=20)
     finally:
         shepherd.kill()
         shepherd.wait()

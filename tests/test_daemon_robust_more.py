@@ -78,8 +78,11 @@ def test_a_task_whose_shepherd_cannot_start_waits_and_the_messages_say_why(cell,
     # (how many tries failed before it depends on the machine: a shepherd may take its lock
     # before the full disk stops it, which counts as a start that then failed)
     # (the messages of a pass are written after its accounting records: wait for the line)
-    assert wait_for(lambda: any(f"job {jid}.1 started on host" in m and "failed start" in m
-                                for m in messages(cell)), timeout=10)
+    try:
+        wait_for(lambda: any(f"job {jid}.1 started on host" in m and "failed start" in m
+                             for m in messages(cell)), timeout=30)
+    except AssertionError:
+        raise AssertionError([m for m in messages(cell) if f"job {jid}.1 " in m]) from None
 
 
 def test_a_removed_daemon_lock_lets_no_second_daemon_start(cell):

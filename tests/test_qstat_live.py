@@ -138,7 +138,7 @@ def test_xml_structure_matches_grid_engine(cell, busy):
 def test_finished_job_leaves_plain_and_xml_promptly_and_shows_with_s_z(cell, workdir):
     job = submit(cell, "-b", "y", "-N", "quick", "true", cwd=workdir)
     cell.wait_finished(job)
-    wait_for(lambda: job not in states(cell), timeout=5)
+    wait_for(lambda: job not in states(cell), timeout=20)
     assert f"<JB_job_number>{job}</JB_job_number>" not in qstat(cell, "-xml")
     finished = states(cell, "-s", "z")
     assert finished.get(job) == "z"
