@@ -187,13 +187,14 @@ def test_owner_and_ids(ctx):
      '"when_to_transfer_output = ON_EXIT_OR_EVICT" and "should_transfer_files = IF_NEEDED" are incompatible.'),
     ("executable = run.sh\naccounting_group = a b\nqueue\n", "ERROR: Invalid accounting_group: a b"),
     ("executable = run.sh\naccounting_group_user = u v\nqueue\n", "ERROR: Invalid accounting_group_user: u v"),
-    # (a bad value is refused before the next command is read: here one whose macros loop)
-    ("executable = run.sh\nshould_transfer_files = sometimes\nwhen_to_transfer_output = $(L)\nL = $(L)\nqueue\n",
+    # (a bad value is refused before the next command is read: here one whose macros loop; a
+    # name assigned in terms of itself takes its earlier value, so the loop goes through two)
+    ("executable = run.sh\nshould_transfer_files = sometimes\nwhen_to_transfer_output = $(L)\nL = $(M)\nM = $(L)\nqueue\n",
      "ERROR: invalid value (sometimes) for ShouldTransferFiles."),
-    ("executable = run.sh\naccounting_group = a b\nnice_user = $(L)\nL = $(L)\nqueue\n",
+    ("executable = run.sh\naccounting_group = a b\nnice_user = $(L)\nL = $(M)\nM = $(L)\nqueue\n",
      "ERROR: Invalid accounting_group: a b"),
-    ("executable = run.sh\nnice_user = $(L)\nL = $(L)\nqueue\n", "macro expansion nested too deeply"),
-    ("executable = run.sh\nwhen_to_transfer_output = $(L)\nL = $(L)\nqueue\n", "macro expansion nested too deeply"),
+    ("executable = run.sh\nnice_user = $(L)\nL = $(M)\nM = $(L)\nqueue\n", "macro expansion nested too deeply"),
+    ("executable = run.sh\nwhen_to_transfer_output = $(L)\nL = $(M)\nM = $(L)\nqueue\n", "macro expansion nested too deeply"),
     ("executable = run.sh\nrequirements = (Memory > 1\nqueue\n", "Parse error in expression: Requirements"),
     ("executable = run.sh\npriority = high\nqueue\n", "ERROR: priority=high is invalid, must eval to an integer."),
     ("executable = run.sh\nprio = x\nqueue\n", "ERROR: prio=x is invalid, must eval to an integer."),

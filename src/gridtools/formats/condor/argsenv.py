@@ -11,7 +11,10 @@ run of blanks or single quotes inside an argument is single-quoted).
 Environment. The old syntax is ``NAME=value;NAME=value`` (no quoting); the
 new one is wrapped in double quotes and quoted like new-syntax arguments,
 entries separated by white space. Either way the job's ``Environment``
-attribute holds the new form.
+attribute holds the new form, but for a value in the old syntax given by the
+``env`` command (HTCondor's sign of a preference for it), without
+``environment2``: then the job's ``Env`` holds the old form and ``EnvDelim``
+its separator (``set_environment``).
 """
 
 from gridtools.errors import InputError, lines
@@ -308,4 +311,60 @@ def parse_environment_v2(text):
     for entry in split_v2_args(text):
         name, _, val = entry.partition("=")
         env[name] = val
+    return env
+
+
+#: the separator of an ``Env`` attribute's entries (HTCondor's on Unix)
+V1_DELIMITER = ";"
+
+
+def prefers_v1(cmd):
+    """True when the job's environment goes into ``Env`` (the old form): the ``env``
+    command gives a value in the old syntax and ``environment2`` gives none, as
+    HTCondor's condor_submit decides."""
+    value = cmd("env")
+    if value is None or not value.strip() or value.lstrip().startswith('"'):
+        return False
+    second = cmd("environment2")
+    return second is None or not second.strip()
+
+
+def set_environment(ad, cmd, ctx):
+    """The job's environment attributes: ``Env`` and ``EnvDelim`` when the description
+    prefers the old form (``prefers_v1``), else ``Environment`` (jobattrs)."""
+    from gridtools.formats.condor.jobattrs import set_environment as set_v2
+    if not prefers_v1(cmd):
+        set_v2(ad, cmd, ctx)
+        return
+    from gridtools.classad.draft import DraftAd
+    made = DraftAd()
+    set_v2(made, cmd, ctx)
+    env = parse_environment_v2(made.eval("Environment") or "")
+    ad["Env"] = V1_DELIMITER.join(f"{name}={env[name]}" for name in sorted(env)
+                                  if not _unsafe_v1(name) and not _unsafe_v1(env[name]))
+    ad["EnvDelim"] = V1_DELIMITER
+
+
+def _unsafe_v1(text):
+    """True for a name or value the old form cannot hold (one HTCondor leaves out of the
+    variables getenv brings into it)."""
+    return V1_DELIMITER in text or "\n" in text
+
+
+def environment_of(ad):
+    """NAME -> value of a job's environment: its ``Environment``, else its ``Env`` split
+    at its ``EnvDelim`` (``;`` when none), as HTCondor's starter reads them."""
+    text = ad.eval("Environment")
+    if isinstance(text, str):
+        return parse_environment_v2(text) if text else {}
+    text = ad.eval("Env")
+    if not isinstance(text, str) or not text:
+        return {}
+    delim = ad.eval("EnvDelim")
+    delim = delim[:1] if isinstance(delim, str) and delim else V1_DELIMITER
+    env = {}
+    for entry in text.split(delim):
+        name, _eq, value = entry.partition("=")
+        if name.strip():
+            env[name.strip()] = value
     return env

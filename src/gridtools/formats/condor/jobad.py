@@ -233,7 +233,11 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
             key = statement.name.lower()
             if statement.kind == ATTRIBUTE:
                 key = "my." + key
-            jobs.defs[key] = statement.value
+            value = statement.value
+            if "$" in value and (statement.kind == COMMAND or key in jobs.defs):
+                from gridtools.formats.condor.macros import expand_self
+                value = expand_self(value, key, jobs.defs.get(key))   # (foo = $(foo) more)
+            jobs.defs[key] = value
         elif isinstance(statement, QueueStatement):
             factory = _queue(jobs, statement) or ctx.one_queue
     _chain(jobs.ads)
@@ -327,8 +331,8 @@ def _items(jobs, statement, args):
         spec, _ = parse_queue(args)
     except InputError as exc:
         raise error_at(statement.line, str(exc), jobs.desc.source) from None
-    if statement.inline is not None:
-        spec.inline = statement.inline
+    if statement.inline is not None:        # (after what the queue line has after its "(")
+        spec.inline = (spec.inline or []) + statement.inline
     try:
         rows = spec.rows(jobs.ctx.files)
     except InputError as exc:       # the items' file or command: where its statement is
@@ -392,7 +396,11 @@ def make_ad(jobs, live):
     ad["Iwd"] = iwd
     A.set_streams(ad, cmd, ctx)
     A.set_arguments(ad, cmd)
-    A.set_environment(ad, cmd, ctx)
+    if "env" in jobs.defs:                  # (the old keyword: Env rather than Environment)
+        from gridtools.formats.condor import argsenv
+        argsenv.set_environment(ad, cmd, ctx)
+    else:
+        A.set_environment(ad, cmd, ctx)
     A.set_log(ad, cmd, iwd)
     custom = [(key, jobs.spelling(key, COMMAND)[len("request_"):])
               for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS and key != "request_"]

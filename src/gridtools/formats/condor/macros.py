@@ -15,6 +15,9 @@ match-time expansion; ``$(DOLLAR)``, unless the description defines ``DOLLAR``, 
   ``$RANDOM_CHOICE(a,b,...)`` one item at random
   ``$RANDOM_INTEGER(min,max[,step])`` an integer at random
 
+A value assigned to a name that refers to that name (``foo = $(foo) more``) refers to
+its earlier value: ``expand_self`` puts that in when the value is assigned.
+
 Randomness comes from the ``rng`` handed to ``expand`` so that results can
 be reproduced. The forms other than ``$F`` live in ``macrofuncs``, loaded
 when a description uses one.
@@ -159,6 +162,50 @@ class Expander:
         return self.expand(arg if raw is None else raw, depth + 1)
 
 
+def expand_self(text, name, earlier):
+    """``text``, the value assigned to macro ``name``, with its references to ``name``
+    itself replaced by ``earlier`` (the value ``name`` had, None when it had none), as
+    HTCondor's configuration reader does at the assignment (``foo = $(foo) more``
+    appends to ``foo``). Only ``$(name)``, ``$(name:default)`` (the default when
+    ``earlier`` is none or empty) and ``$F...(name)`` (of the name itself when ``name``
+    had no value) are replaced; every other reference
+    is left for the job's expansion. ``earlier`` goes in as it is (its own references
+    stay references)."""
+    lowered = name.lower()
+    out, i = [], 0
+    j = text.find("$")
+    while j >= 0:
+        head = (j + 2, False, "") if text.startswith("(", j + 1) else reference_head(text, j)
+        end = closing_paren(text, head[0]) if head else -1
+        if end < 0 or head[1]:
+            j = text.find("$", j + 1 if end < 0 else end + 1)
+            continue
+        after, _double, fname = head
+        body = text[after:end]
+        found = None
+        if not fname:
+            ref, colon, default = body.partition(":")
+            if ref.lower() == lowered:
+                if earlier is None or colon and not earlier.strip():
+                    found = default if colon else ""
+                else:
+                    found = earlier
+        elif fname.upper().startswith("F") and set(fname.upper()[1:]) <= set(_FILE_LETTERS) \
+                and body.strip().lower() == lowered:
+            found = _file_parts(fname.upper()[1:], body.strip() if earlier is None else earlier)
+        if found is None:
+            j = text.find("$", end + 1)
+            continue
+        out.append(text[i:j])
+        out.append(found)
+        i = end + 1
+        j = text.find("$", i)
+    if not out:
+        return text
+    out.append(text[i:])
+    return "".join(out)
+
+
 # ---------------------------------------------------------------- file names
 
 _FILE_LETTERS = "FPDNXBQAUW"
@@ -215,8 +262,11 @@ def _select_parts(path, directory, stem, ext, letters):
 
 
 def _file_function(exp, fname, body, depth):
-    letters = fname[1:]
-    path = exp.value_of(body.strip(), depth)
+    return _file_parts(fname[1:], exp.value_of(body.strip(), depth))
+
+
+def _file_parts(letters, path):
+    """What ``$F<letters>`` gives of ``path``."""
     if path:
         return filename_part(path, letters)
     if "Q" not in letters:

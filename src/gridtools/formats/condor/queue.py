@@ -6,6 +6,7 @@ Forms (``N`` is a ClassAd integer expression, 1 when left out)::
     queue [N] [vars] in       [slice] item, item ...     or  ( items )
     queue [N] [vars] from     [slice] file               or  ( one item per line )
     queue [N] [vars] from     [slice] command |          (the lines it prints)
+    queue [N] [vars] from table[(options)] [slice] ...   (a table: see below)
     queue [N] [vars] matching [files | dirs] [slice] glob ...  or  ( globs )
 
 ``vars`` are names separated by commas or blanks (``Item`` when none). For
@@ -13,7 +14,20 @@ several vars an item is split at commas and blanks: each var but the last
 takes one field, the last takes the rest. A slice is ``[start:end:step]``
 as in Python; ``[start]`` alone means ``[start:]``. Directories found by
 ``matching`` end in ``/``. ``N`` jobs are made for every item. In a list
-written in the submit text, lines starting with ``#`` are comments.
+written in the submit text, lines starting with ``#`` are comments; items
+written after the ``(`` of a list that goes on over the next lines are its
+first items.
+
+``from table`` reads the rows as a table, as HTCondor 24.0 does: the first
+row (the heading) names the variables, which replace those of the statement,
+and is no item; a row is split at commas only, each column trimmed of blanks,
+the last variable taking the rest. ``table(options)`` (no blank before the
+``(``) changes that with comma-separated options: ``header=N`` (the row of
+the heading, counted from 0; when N > 0, the first N-1 rows and ``skip=M``
+more are dropped) or ``header=none``, ``skip=M``, ``trim=false`` (columns keep
+their blanks), ``comma_sep=false`` (split at commas and blanks), ``sep=C``
+(split at the character C), ``csv`` (no heading) and ``standard`` (no
+heading, split as other lists are).
 
 ``parse_queue`` reads the statement; ``QueueSpec.items(files)`` produces the
 item rows, reading files and globbing through ``files`` (see fsview).
@@ -64,6 +78,7 @@ class QueueSpec:
     match_kind: MatchKind = MatchKind.ANY
     slice: Slice | None = None
     inline: list | None = None  # the items written in the submit text
+    table: str | None = None  # ``from table``: its options ("" none); None: no table
     source: str = ""  # the file (from) or the globs (matching, in)
 
     @property
@@ -75,7 +90,10 @@ class QueueSpec:
         the item's place in the whole list. COUNT has one item, None."""
         if self.mode is Mode.COUNT:
             return [(0, None)]
-        rows = list(enumerate(self._all_rows(files)))
+        rows = self._all_rows(files)
+        if self.table is not None:
+            rows = self._heading(rows)
+        rows = list(enumerate(rows))
         return self.slice.select(rows) if self.slice else rows
 
     def _all_rows(self, files):
@@ -99,7 +117,28 @@ class QueueSpec:
         ``Item`` to nothing (as HTCondor does: it hides a macro of that name)."""
         if row is None:
             return {DEFAULT_VAR: ""}
+        if self.table is not None:
+            return dict(zip(self.names, table_options(self.table).split(row, len(self.names))))
         return split_item(row, self.names)
+
+    def _heading(self, rows):
+        """The rows of a table without its heading (and the rows skipped), the
+        heading's names becoming the variables; the rows as they are when the heading
+        row is past the end or names something that cannot be a variable (as
+        HTCondor, which says nothing then)."""
+        options = table_options(self.table)
+        header = options.header
+        if header < 0 or header >= len(rows):
+            return rows
+        names = options.split(rows[header], 0)
+        from gridtools.formats.condor.macros import is_name
+        if names != [""]:           # (an empty heading only goes)
+            if not all(is_name(name) for name in names):
+                return rows
+            self.variables = names
+        rows = rows[:header] + rows[header + 1:]
+        skip = header - 1 + max(options.skip, 0) if header > 0 else 0
+        return rows[skip:] if skip > 0 else rows
 
     def render(self):
         """The statement's text after ``queue`` (items inline when known)."""
@@ -108,6 +147,8 @@ class QueueSpec:
             return "" if self.count == 1 else str(self.count)
         words += [",".join(self.variables)] if self.variables else []
         words.append(self.mode.value)
+        if self.table is not None:
+            words.append(f"table({self.table})" if self.table else "table")
         if self.match_kind is not MatchKind.ANY:
             words.append(self.match_kind.value)
         if self.slice:
@@ -197,6 +238,24 @@ def parse_queue(text, evaluate_count=None):
     return spec, _parse_tail(spec, tail.strip())
 
 
+def opens_list(text):
+    """Whether the text after ``queue``, its macros not yet expanded, opens a list it
+    does not close: the items after its keyword (and qualifiers) start with ``(`` and
+    the text does not end with ``)``."""
+    m = _keyword(text)
+    if m is None:
+        return False
+    tail, spec = text[m.end():].strip(), QueueSpec(mode=Mode(m.group(1).lower()))
+    try:
+        tail = _match_kind(spec, tail) if spec.mode is Mode.MATCHING else _table(spec, tail)
+    except InputError:
+        return False            # (said once the macros are expanded)
+    sm = _pattern("slice").match(tail)
+    if sm:
+        tail = tail[sm.end():].strip()
+    return tail.startswith("(") and not tail.endswith(")")
+
+
 def _parse_head(head, has_keyword):
     if not head:
         return "", []
@@ -241,6 +300,8 @@ def _count(text, evaluate_count):
 def _parse_tail(spec, tail):
     if spec.mode is Mode.MATCHING:
         tail = _match_kind(spec, tail)
+    else:
+        tail = _table(spec, tail)
     sm = _pattern("slice").match(tail)
     if sm:
         spec.slice = _make_slice(sm)
@@ -259,10 +320,125 @@ def _parse_tail(spec, tail):
     return False
 
 
+#: the words that may stand after a keyword: ``files``, ``dirs`` and ``any`` after
+#: ``matching``, ``table`` after ``from``
+_QUALIFIERS = ("files", "dirs", "any", "table")
+
+
+def _qualifier(tail):
+    """The qualifier word ``tail`` starts with (followed by a blank or ``(``), or ""."""
+    end = 0
+    while end < len(tail) and not tail[end].isspace() and tail[end] != "(":
+        end += 1
+    word = tail[:end].lower()
+    return word if word in _QUALIFIERS and end < len(tail) else ""
+
+
+def _table(spec, tail):
+    """The items part of ``tail`` (after ``in`` or ``from``) past a ``table`` qualifier
+    (``from`` only) and its options, which go into ``spec``."""
+    word = _qualifier(tail)
+    if not word:
+        return tail
+    if word != "table" or spec.mode is not Mode.FROM:
+        raise InputError("Queue keyword conflict")
+    rest = tail[len(word):]
+    spec.table = ""
+    if rest.startswith("("):
+        close = rest.find(")")
+        if close < 0:
+            raise InputError("Invalid TABLE options")
+        spec.table = rest[1:close].strip()
+        table_options(spec.table)
+        rest = rest[close + 1:]
+    return rest.strip()
+
+
+class TableOptions:
+    """How a table's rows are read (see the module's text): ``header`` (-1: none),
+    ``skip``, ``blank_sep`` (blanks separate columns too), ``trim``, ``sep`` (the
+    separator, "" none)."""
+
+    __slots__ = ("header", "skip", "blank_sep", "trim", "sep")
+
+    def __init__(self, header=0, skip=0, blank_sep=False, trim=True, sep=","):
+        self.header, self.skip, self.blank_sep, self.trim, self.sep = header, skip, blank_sep, trim, sep
+
+    def standard(self):
+        return (self.header, self.skip, self.blank_sep, self.trim, self.sep) == (-1, 0, True, True, ",")
+
+    def split(self, row, count):
+        """The ``count`` columns of ``row`` (fewer given are padded with ""), the last
+        one the rest of the row; 0: every column."""
+        row = row.rstrip("\r\n")
+        sep = "\x1f" if self.standard() and "\x1f" in row else self.sep
+        separators = sep + (" \t" if self.blank_sep else "") if sep else ", \t"
+        trim = self.standard() or self.trim
+        if trim:
+            row = row.strip(" \t")
+        if not row:
+            return [""] * count
+        values = [row]
+        while count == 0 or len(values) < count:
+            last = values[-1]
+            at = next((i for i, ch in enumerate(last) if ch in separators), -1)
+            if at < 0:
+                if count == 0:
+                    break
+                values.append("")
+                continue
+            values[-1], rest = last[:at], last[at + 1:]
+            if trim:
+                values[-1], rest = values[-1].rstrip(" \t"), rest.lstrip(" \t")
+            values.append(rest)
+        return values
+
+
+def table_options(text):
+    """The TableOptions of the options of ``from table(options)`` (HTCondor's
+    defaults for a table when ``text`` is empty); unknown options are ignored, as
+    HTCondor ignores them."""
+    options = TableOptions()
+    for word in text.split(","):
+        word = word.strip()
+        if word.lower() == "standard":
+            options = TableOptions(-1, 0, True, True, ",")
+            continue
+        if word.lower() == "csv":
+            options = TableOptions(-1, 0, False, True, ",")
+            continue
+        key, eq, value = word.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not eq:
+            continue
+        if key == "header":
+            if _is_integer(value):
+                options.header = min(int(value), INT_MAX)
+            elif value.lower() == "none":
+                options.header = -1
+        elif key == "skip" and _is_integer(value):
+            options.skip = min(int(value), INT_MAX)
+        elif key in ("trim", "comma_sep") and value.lower() in ("true", "false"):
+            if key == "trim":
+                options.trim = value.lower() == "true"
+            else:
+                options.sep = "," if value.lower() == "true" else ""
+        elif key == "sep":
+            options.sep = value[:1]
+    return options
+
+
+def _is_integer(text):
+    digits = text[1:] if text[:1] in "+-" else text
+    return digits.isascii() and digits.isdigit()
+
+
 def _match_kind(spec, tail):
     words = tail.split(None, 1)
     kinds = set()
-    while words and words[0].lower() in ("files", "dirs"):
+    while words and words[0].lower() in ("files", "dirs", "any", "table"):
+        if words[0].lower() == "table":
+            raise InputError("Queue keyword conflict")
         kinds.add(words[0].lower())
         tail = words[1] if len(words) > 1 else ""
         words = tail.split(None, 1)

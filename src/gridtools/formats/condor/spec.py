@@ -85,12 +85,14 @@ def arguments(ad, new="Arguments", old="Args"):
     return []
 
 
-def _environment(text):
-    """NAME -> value of an ``Environment`` attribute's value."""
-    if not text:
+def _environment(ad):
+    """NAME -> value of the job's environment: its ``Environment``, else its ``Env``
+    (the old form, entries separated by its ``EnvDelim``)."""
+    text = ad.eval("Environment")
+    if isinstance(text, str) and not text:
         return {}
     from gridtools.formats.condor import argsenv
-    return argsenv.parse_environment_v2(text)
+    return argsenv.environment_of(ad)
 
 
 def _path(iwd, path):
@@ -153,7 +155,7 @@ def run_facts(ad):
     should = _text(ad, "ShouldTransferFiles", "IF_NEEDED").upper()
     output = _text(ad, "TransferOutput", None)     # (None: every new file; "": none)
     facts = {"command": _path(iwd, _text(ad, "Cmd")), "args": arguments(ad), "iwd": iwd,
-             "env": _environment(_text(ad, "Environment")),
+             "env": _environment(ad),
              "kill_sig": kill_signal(ad), "remove_kill_sig": kill_signal(ad, "RemoveKillSig", None),
              "universe": universe_of(ad), "scratch": should == "YES",
              "transfer_input": [f if "://" in f else _path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],

@@ -6,7 +6,10 @@ A description is a sequence of lines:
   ``name = value``          a submit command or a macro (names are
                             case-insensitive; every command is also a macro)
   ``+Attr = expr`` / ``MY.Attr = expr``   an attribute copied into the job ad
-  ``queue ...``             makes jobs from the commands above it (see queue)
+  ``-Attr =``               the attribute made undefined (whatever follows ``=``)
+  ``queue ...``             makes jobs from the commands above it (see queue);
+                            ``iterate`` (or ``iter``, ``itera``, ``iterat``) is
+                            another word for ``queue``
   ``# ...``                 a comment; a line ending in ``\\`` continues
 
 ``parse_submit`` returns a ``SubmitDescription``; its ``job_ads`` expands
@@ -192,6 +195,9 @@ def statement(number, line, lines, source):
     if found is not None:
         kind, name, value = found
         return Assignment(name, value.strip(), kind, number)
+    args = iterate_arguments(stripped) if stripped[0] in "iI" else None
+    if args is not None:
+        return _queue_statement(number, args, lines, source)
     raise error_at(number, f"Submit file syntax error: {stripped}", source)
 
 
@@ -203,12 +209,29 @@ def queue_arguments(text):
     return None
 
 
+def iterate_arguments(text):
+    """The text after ``iterate`` when ``text`` is an iterate statement (``iter``,
+    ``itera``, ``iterat`` or ``iterate`` in any case, then blanks or nothing), else
+    None: HTCondor's other word for ``queue`` (a line that assigns to a macro of that
+    name is an assignment)."""
+    end = 0
+    while end < len(text) and text[end] not in " \t\r\n":
+        end += 1
+    if 4 <= end <= 7 and "iterate".startswith(text[:end].lower()):
+        return text[end:].strip()
+    return None
+
+
 def assignment(text):
     """(kind, name, the text after ``=``) of ``[+|MY.]name = value`` (the prefix in any
-    case, blanks before ``=``), or None when ``text`` is none."""
+    case, blanks before ``=``), or None when ``text`` is none; ``-name = ...`` is the
+    attribute made undefined (its value "", whatever the text after ``=``)."""
     if text.startswith("+"):
         found = _name_equals(text, 1)
         return None if found is None else (ATTRIBUTE,) + found
+    if text.startswith("-"):
+        found = _name_equals(text, 1)
+        return None if found is None else (ATTRIBUTE, found[0], "")
     if text[:1] in "mM" and text[:3].lower() == "my.":      # (only m lowers to m)
         found = _name_equals(text, 3)
         if found is not None:
@@ -246,7 +269,8 @@ def _queue_statement(number, args, lines, source):
 def _check_queue_args(args, number, source):
     """Whether the statement opens a list; syntax errors carry the line."""
     if "$" in args:  # checked once macros are known
-        return args.rstrip().endswith("(")
+        from gridtools.formats.condor.queue import opens_list
+        return opens_list(args)
     if plain_count(args) is not None:
         return False
     from gridtools.formats.condor.queue import parse_queue

@@ -9,7 +9,8 @@ as HTCondor's condor_submit reads them (its configuration reader, Parse_macros):
 - ``include : FILE`` (relative to the folder of the submission: the current one, or a
   DAG node's DIR), ``include : COMMAND |`` and ``include command : COMMAND`` (its
   output; run in that folder), ``include ifexist : FILE`` (none when it does not
-  exist): the statements of that text, in place;
+  exist): the statements of that text, in place (a queue statement there is an
+  error, as in HTCondor);
 - ``error [CODE] : TEXT`` (stops: ``Error "FILE", Line N: TEXT``) and
   ``warning : TEXT`` (printed, reading goes on), TEXT macro-expanded;
 - ``NAME @=TAG`` then lines up to ``@TAG``: a value of several lines.
@@ -37,7 +38,7 @@ def is_special(stripped):
     if word in CONDITIONS or _keyword(stripped):
         return True
     name, at, _tag = stripped.partition("@=")
-    return bool(at) and S.assignment(name.strip() + " =") is not None
+    return bool(at) and not name.startswith("-") and S.assignment(name.strip() + " =") is not None
 
 
 def _keyword(stripped):
@@ -58,6 +59,15 @@ class _Macros:
         self.values = {name.lower(): value for name, value in (variables or {}).items()
                        if name[:1] != "+" and name[:3].lower() != "my."}
         self.cwd = cwd
+
+    def assign(self, name, value):
+        """Define ``name`` as ``value``, its references to ``name`` being to the earlier
+        value (see ``macros.expand_self``)."""
+        key = name.lower()
+        if "$" in value:
+            from gridtools.formats.condor.macros import expand_self
+            value = expand_self(value, key, self.values.get(key))
+        self.values[key] = value
 
     def raw(self, name):
         return self.values.get(name.lower())
@@ -107,19 +117,22 @@ def _read(desc, macros, blocks, text, source, depth):
                 continue
             raise InputError(f'Error "{source}", Line {number}: {said}')
         name, at, tag = stripped.partition("@=")
-        here = S.assignment(name.strip() + " =") if at else None
+        here = S.assignment(name.strip() + " =") if at and not name.startswith("-") else None
         if here is not None:
             value = _here_text(lines, tag.strip(), number, source)
             kind, found, _value = here
             desc.statements.append(S.Assignment(found, value, kind, number))
-            macros.values[found.lower()] = value
+            macros.assign(found, value)
             continue
+        if depth and not assigns and (S.queue_arguments(stripped) is not None
+                                      or S.iterate_arguments(stripped) is not None):
+            raise S.error_at(number, "Queue statement not allowed in include file or command", source)
         statement = S.statement(number, line, lines, source)
         if statement is None:
             continue
         desc.statements.append(statement)
         if isinstance(statement, S.Assignment) and statement.kind == S.COMMAND:
-            macros.values[statement.name.lower()] = statement.value
+            macros.assign(statement.name, statement.value)
 
 
 def _here_text(lines, tag, number, source):

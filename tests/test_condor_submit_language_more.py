@@ -1,0 +1,156 @@
+"""condor_submit's submit language as HTCondor 24's submit code reads it: a macro
+assigned in terms of itself, items on the opening line of a multi-line queue list, a
+queue statement in an included file, ``-Attr =``, ``iterate`` and ``from table``, and
+the ``env`` command's old-syntax environment (``Env``/``EnvDelim``)."""
+
+import os
+
+import pytest
+
+from condortools import submit, write
+from conftest import wait_for
+from gridtools.errors import InputError
+from gridtools.formats.condor.jobad import SubmitContext
+from gridtools.formats.condor.submit import parse_submit
+
+EXE = "executable = /bin/echo\n"
+
+
+def ads_of(text, cwd="/tmp"):
+    """The ads of a description, built as condor_submit builds them."""
+    ctx = SubmitContext(cwd=cwd, owner="alice", now=1700000000)
+    return parse_submit(text, cwd=cwd).job_ads(7, ctx)
+
+
+def values(text, name, cwd="/tmp"):
+    return [ad.eval(name) for ad in ads_of(text, cwd)]
+
+
+def refusal(text, cwd="/tmp"):
+    with pytest.raises(InputError) as info:
+        ads_of(text, cwd)
+    return str(info.value)
+
+
+# ---------------------------------------------------------------- self references
+
+def test_a_macro_assigned_in_terms_of_itself_appends_to_its_earlier_value():
+    assert values(EXE + "foo = a\nfoo = $(foo) b\n+F = \"$(foo)\"\nqueue\n", "F") == ["a b"]
+    assert values(EXE + "foo = $(foo) b\n+F = \"$(foo)\"\nqueue\n", "F") == [" b"]
+    assert values(EXE + "foo = a\nFOO = $(Foo) b\nfoo = $(foo) c\n+F = \"$(foo)\"\nqueue\n", "F") == ["a b c"]
+
+
+def test_requirements_appended_to_keeps_the_earlier_clause():
+    ad = ads_of(EXE + "requirements = Memory > 1\nrequirements = $(requirements) && Cpus > 1\nqueue\n")[0]
+    assert ad.lookup("Requirements").unparse().startswith("(Memory > 1 && Cpus > 1) && ")
+
+
+def test_only_references_to_itself_take_the_earlier_value_others_stay_late():
+    text = (EXE + "foo = dir/a.txt\nfoo = $(foo:none) $Fn(foo) $(bar)\nbar = B\n"
+            "empty =\nempty = $(empty:dflt)\n+F = \"$(foo)\"\n+E = \"$(empty)\"\nqueue\n")
+    ad = ads_of(text)[0]
+    assert (ad.eval("F"), ad.eval("E")) == ("dir/a.txt a B", "dflt")
+
+
+def test_a_condition_sees_the_appended_value():
+    text = EXE + "x = 1\nx = $(x)\nif $(x)\n+Y = 1\nendif\nqueue\n"
+    assert values(text, "Y") == [1]
+
+
+# ---------------------------------------------------------------- multi-line lists
+
+def test_items_on_the_opening_line_of_a_from_list_are_its_first_items():
+    text = EXE + "arguments = $(a)-$(b)\nqueue a,b from (x0 y0\nx1 y1\n)\n"
+    assert values(text, "Args") == ["x0-y0", "x1-y1"]
+
+
+def test_items_on_the_opening_line_of_an_in_list_are_its_first_items():
+    text = EXE + "arguments = $(Item)\nqueue in (p, q r\ns\n)\n"
+    assert values(text, "Args") == ["p", "q", "r", "s"]
+    macro = EXE + "first = p\narguments = $(Item)\nqueue in ($(first) q\ns\n)\n"
+    assert values(macro, "Args") == ["p", "q", "s"]
+
+
+# ---------------------------------------------------------------- include
+
+def test_a_queue_statement_in_an_included_file_is_refused(tmp_path):
+    write(os.path.join(tmp_path, "incq.txt"), "+X = 1\nqueue\n")
+    said = refusal(EXE + "include : incq.txt\nqueue\n", str(tmp_path))
+    assert said == "ERROR: on Line 2 of incq.txt: Queue statement not allowed in include file or command"
+    said = refusal(EXE + "include command : printf 'iterate 2\\n'\nqueue\n", str(tmp_path))
+    assert said.endswith("Queue statement not allowed in include file or command")
+
+
+def test_condor_submit_stops_at_a_queue_statement_an_include_command_prints(cell, workdir):
+    write(os.path.join(workdir, "inc.sub"), EXE + "include : echo queue 3 |\nqueue\n")
+    proc = cell.run("condor_submit", "-dry-run", "out.ad", "inc.sub", cwd=workdir)
+    assert proc.returncode == 1
+    assert "Queue statement not allowed in include file or command" in proc.stderr
+    assert not os.path.exists(os.path.join(workdir, "out.ad"))
+
+
+# ---------------------------------------------------------------- -Attr
+
+def test_minus_attribute_makes_it_undefined():
+    ad = ads_of(EXE + "+Z = 1\n-Z =\n+W = 2\n-W = 5\nqueue\n")[0]
+    assert ad.lookup("Z").unparse() == "undefined"
+    assert ad.lookup("W").unparse() == "undefined"
+
+
+# ---------------------------------------------------------------- iterate, from table
+
+def test_iterate_and_iter_are_other_words_for_queue():
+    assert values(EXE + "+V = \"$(x)\"\niterate x in (a b)\n", "V") == ["a", "b"]
+    assert len(ads_of(EXE + "ITER 3\n")) == 3
+    assert len(ads_of(EXE + "Itera\n")) == 1
+    # an assignment to a macro of that name stays one
+    assert values(EXE + "iter = 3\n+V = \"$(iter)\"\nqueue\n", "V") == ["3"]
+
+
+def test_iterate_in_an_included_file_is_refused_too(tmp_path):
+    write(os.path.join(tmp_path, "inc.txt"), "iter x in (a b)\n")
+    assert refusal(EXE + "include : inc.txt\n", str(tmp_path)).endswith(
+        "Queue statement not allowed in include file or command")
+
+
+def test_from_table_takes_its_variables_from_the_heading_row():
+    text = EXE + "+V = \"$(a)|$(b)|$(c)|$(ItemIndex)\"\nqueue x from table (\n a , b,c \n 1 2, 3 , 4,5\n6\n)\n"
+    assert values(text, "V") == ["1 2|3|4,5|0", "6|||1"]
+    # the heading alone: no item, no job
+    assert ads_of(EXE + "+V = \"$(x)\"\nqueue x from table (\n a , b \n)\n") == []
+
+
+def test_from_table_options():
+    text = EXE + "+V = \"$(x)|$(y)\"\nqueue x,y from table(header=none) (\n 1 2, 3 , 4\n)\n"
+    assert values(text, "V") == ["1 2|3 , 4"]
+    text = EXE + "+V = \"$(x)|$(y)\"\nqueue x,y from table(header=none,sep=;) (\n1 ; 2\n)\n"
+    assert values(text, "V") == ["1|2"]
+    text = EXE + "+V = \"$(a)|$(b)\"\nqueue from table(header=1,skip=1) (\nskipped\na,b\n1,2\n)\n"
+    assert values(text, "V") == ["1|2"]
+
+
+def test_table_errors():
+    assert refusal(EXE + "queue x in table (a b)\n") == "ERROR: on Line 2 of submit file: Queue keyword conflict"
+    assert refusal(EXE + "queue x from table(header=0 (\n1\n)\n") == \
+        "ERROR: on Line 2 of submit file: Invalid TABLE options"
+
+
+# ---------------------------------------------------------------- env
+
+def test_the_env_command_in_the_old_syntax_gives_env_and_envdelim():
+    ad = ads_of(EXE + "env = X=1;Y=2\nqueue\n")[0]
+    assert (ad.eval("Env"), ad.eval("EnvDelim")) == ("X=1;Y=2", ";")
+    assert "Environment" not in ad
+    for text in ('env = "X=1 Y=2"\n', "environment = X=1;Y=2\n"):
+        ad = ads_of(EXE + text + "queue\n")[0]
+        assert ad.eval("Environment") == "X=1 Y=2" and "Env" not in ad
+
+
+def test_a_job_given_env_in_the_old_syntax_runs_with_those_variables(cell, workdir):
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'echo $GT_X $GT_Y'\"\n"
+                           "env = GT_X=got;GT_Y=two\noutput = env.out\nhold = true\nqueue\n", cwd=workdir)
+    shown = cell.run("condor_q", str(cluster), "-af", "Env", "EnvDelim", "Environment")
+    assert shown.stdout == "GT_X=got;GT_Y=two ; undefined\n"
+    cell.run("condor_release", str(cluster), check=True)
+    path = os.path.join(workdir, "env.out")
+    wait_for(lambda: os.path.exists(path) and open(path).read() == "got two\n")
