@@ -23,7 +23,13 @@ and activity of each slot follow HTCondor's startd (``sched.startd.step``):
   queue, is held, starts elsewhere or does not start within MATCH_TIMEOUT
   (``_expire_claims``). Claims are kept in memory only.
 
-Slot states survive a restart of the daemon in ``spool/startd.json``.
+A claim keeps the group round of the negotiator's match it came from (a
+``MatchedSlot`` hint: RemoteNegotiatingGroup, RemoteAutoregroup, RemoteGroup,
+which the claimed slot's ad publishes, ``matched_in``); a preemption's claim
+keeps its match's until its task starts on the slot.
+
+Slot states, and the claims of the running tasks with their rounds, survive a
+restart of the daemon in ``spool/startd.json``.
 Building the slot ads of a host (for the negotiator, START checks and
 condor_status) is ``daemon.slotads``.
 """
@@ -37,7 +43,7 @@ from gridtools.errors import ConfigError, GridError
 from gridtools.model.job import TaskState
 from gridtools.sched import startd
 from gridtools.sched.local import SLOTLESS
-from gridtools.sched.negotiator import accounting_name
+from gridtools.sched.negotiator import MatchedSlot, accounting_name
 from gridtools.spool import condorstate
 
 #: the suspension reason letter of a task stopped by its machine's policy
@@ -62,6 +68,10 @@ class SlotRec:
     dynamic: bool = False                 # a dynamic slot, gone when released
     holder: ads.Claim | None = None       # the claim of ``reserved``'s job on the slot
     idle_since: float = 0.0               # when a reserved slot was left to its claimant
+    #: (RemoteNegotiatingGroup, RemoteAutoregroup, RemoteGroup or "") of the match the claim
+    #: of its task came from (None: no match recorded), and of the match ``holder``'s came from
+    matched: tuple | None = None
+    holder_matched: tuple | None = None
 
 
 def slotless(job):
@@ -84,7 +94,8 @@ def _plain(rec):
     data["destination"] = rec.slot.destination.value
     return {"host": rec.host, "slot": data, "task": list(rec.task) if rec.task else None,
             "reason": rec.reason, "dynamic": rec.dynamic,
-            "claim": asdict(rec.claim) if rec.claim else None}
+            "claim": asdict(rec.claim) if rec.claim else None,
+            "matched": list(rec.matched) if rec.matched else None}
 
 
 def _from_plain(data):
@@ -93,8 +104,12 @@ def _from_plain(data):
     s["destination"] = startd.State(s["destination"])
     claim = ads.Claim(**data["claim"]) if data.get("claim") else None
     task = tuple(data["task"]) if data.get("task") else None
-    return SlotRec(str(data["host"]), startd.Slot(**s), task, claim, 0.0, str(data.get("reason", "")),
-                   None, bool(data.get("dynamic")))
+    rec = SlotRec(str(data["host"]), startd.Slot(**s), task, claim, 0.0, str(data.get("reason", "")),
+                  None, bool(data.get("dynamic")))
+    matched = data.get("matched")
+    if isinstance(matched, list) and len(matched) == 3:
+        rec.matched = (str(matched[0]), bool(matched[1]), str(matched[2]))
+    return rec
 
 
 class Machines:
@@ -228,13 +243,15 @@ class Machines:
         if condorjob.took_slot(job, task.number, taken[0][1][0], self.tasks[(job.id, task.number)]):
             ctx.state.need_publish = True       # (kept in memory and published, not written:
             #                                      a restarted daemon's claims record it again)
+        matched = _matched_in(hint)
         for host, names in taken:
             claim = self._claim_of(ctx, job, task, ad, names[0], now, host)
             ctx.invalidate(host)
             for n, name in enumerate(names):
                 rec = self.slots[name]
                 rec.task, rec.claim = (job.id, task.number), claim if n == 0 else None
-                rec.reserved, rec.holder = None, None
+                rec.reserved, rec.holder, rec.holder_matched = None, None, None
+                rec.matched = matched
                 if rec.slot.state is startd.State.OWNER:       # started although the owner has it
                     rec.slot = replace(rec.slot, state=startd.State.UNCLAIMED)
                 for event in (startd.Event.CLAIM, startd.Event.ACTIVATE):
@@ -342,7 +359,7 @@ class Machines:
             if rec is None:
                 continue
             self._event(ctx, name, rec, startd.Event.JOB_EXIT, now, job=False)
-            rec.task = rec.claim = None
+            rec.task = rec.claim = rec.matched = None
             if rec.reserved:
                 rec.idle_since = now            # the claimant has MATCH_TIMEOUT to start here
             if rec.slot.state is startd.State.CLAIMED and not rec.reserved:
@@ -359,6 +376,7 @@ class Machines:
         for name, rec in self.slots.items():
             if rec.reserved == key:
                 rec.reserved, rec.holder, rec.idle_since = None, None, 0.0
+                rec.holder_matched = None
                 self.dirty = True
                 self.changed.add(rec.host)
                 if log is not None:
@@ -491,6 +509,7 @@ class Machines:
         rec.reserved, rec.idle_since = tuple(by), 0.0
         rec.holder = ads.Claim("", job.spec["owner"], accounting_name(ad), job_user=_text(ad.eval("User")),
                                group=_text(ad.eval("AccountingGroup")))
+        rec.holder_matched = _matched_in(slot_name)
         self.dirty = True
         self._event(ctx, names[0], rec, startd.Event.PREEMPT_CLAIM, now)
         return True
@@ -546,8 +565,10 @@ class Machines:
 
     def claims(self):
         """(job id, task) -> the free slot a preemption claimed for it, which only that task
-        may take (``sched.matchpass``)."""
-        return {r.reserved: n for n, r in self.slots.items() if r.reserved and r.task is None
+        may take (``sched.matchpass``): with the round of the match that preempted
+        (``MatchedSlot``), which the task's claim keeps when it starts there."""
+        return {r.reserved: MatchedSlot(n, *r.holder_matched) if r.holder_matched else n
+                for n, r in self.slots.items() if r.reserved and r.task is None
                 and r.slot.state is startd.State.CLAIMED}
 
     def reserved_slots(self):
@@ -568,6 +589,25 @@ class Machines:
                 elif rec.holder is not None and rec.slot.state is startd.State.CLAIMED:
                     claims[name] = rec.holder       # Claimed/Idle, held by the match that won
         return views, {n: c for n, c in claims.items() if c is not None}
+
+    def matched_in(self, host):
+        """slot name -> (RemoteNegotiatingGroup, RemoteAutoregroup, RemoteGroup or "") of
+        the match the claim on it came from, for the claimed slots of ``host`` whose match
+        is recorded (every slot of a task tells its first slot's)."""
+        found = {}
+        for name, rec in self.slots.items():
+            if rec.host != host:
+                continue
+            if rec.task is not None:
+                first = self.slots.get(self.tasks.get(rec.task, [name])[0])
+                matched = rec.matched or (first.matched if first is not None else None)
+            elif rec.holder is not None and rec.slot.state is startd.State.CLAIMED:
+                matched = rec.holder_matched
+            else:
+                continue
+            if matched:
+                found[name] = matched
+        return found
 
     def _secondary_claim(self, rec):
         first = self.slots.get(self.tasks.get(rec.task, [None])[0])
@@ -658,6 +698,11 @@ def _claim_lapsed(job, number):
 
 def _text(value):
     return value if isinstance(value, str) else ""
+
+
+def _matched_in(slot):
+    """The round a slot name handed on by a match tells (``MatchedSlot``), or None."""
+    return slot.matched_in() if isinstance(slot, MatchedSlot) else None
 
 
 #: the defaults of MODIFY_REQUEST_EXPR_REQUESTMEMORY and ..._REQUESTDISK (HTCondor 24's)

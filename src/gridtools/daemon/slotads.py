@@ -37,6 +37,7 @@ from gridtools.classad.nodes import Literal
 from gridtools.classad.budget import over_budget
 from gridtools.daemon import devices, qcontrol, view
 from gridtools.sched import autocluster as acl
+from gridtools.sched import groups as grp
 from gridtools.sched.evalbudget import Budget, mark
 from gridtools.sched import negotiator as N
 from gridtools.sched import startd
@@ -118,6 +119,7 @@ class Context:
             self._stale.discard(host)
             facts, overlay = self.host_facts(host)
             views, claims = self.machines.views(host)
+            matched = self.machines.matched_in(host)
             built = ads.machine_ads(facts, self.conf.host(host), self.now, views, claims)
             cron = self.facts.cron(host) if self.facts.cron is not None else ()
             plugins = self.plugins(host)
@@ -130,12 +132,41 @@ class Context:
                     if extra.merges_into(ad):
                         for name, expr in extra.merged():
                             ad[name] = expr
+                name = ad.eval("Name")
                 if ad.lookup("RemoteUser") is not None:
                     ad["ClientMachine"] = self.schedd
-                found[ad.eval("Name")] = ad
+                    self._matched(ad, matched.get(name), claims.get(name))
+                found[name] = ad
             self._latch(host, found)
             self._ads[host] = found
         return found
+
+    def _matched(self, ad, matched, claim):
+        """RemoteNegotiatingGroup, RemoteAutoregroup and, with group quotas, RemoteGroup of
+        a claimed slot, as HTCondor's startd publishes them from its claim: those of the
+        match the claim came from (``Machines.matched_in``: under autoregroup a job of a
+        group may have been matched in the round of the group ``<none>``); for a claim
+        without one (a start in Grid Engine's order) those of its job's own group's round."""
+        if matched is None:
+            if claim is None:
+                return
+            matched = self._own_round(claim.user)
+        negotiating, regroup, group = matched
+        ad["RemoteNegotiatingGroup"] = negotiating
+        ad["RemoteAutoregroup"] = bool(regroup)
+        if group:
+            ad["RemoteGroup"] = group
+
+    def _own_round(self, user):
+        """(negotiating group, autoregroup, group) of the round of accounting name
+        ``user``'s own group, by the group quotas of the configuration."""
+        def read():
+            return grp.build(grp.GroupsConfig.as_negotiator_reads(self.conf))
+        root = self.conf.derived("negotiator_groups", read)
+        if not root.children:
+            return (grp.ROOT, False, "")
+        group = grp.group_of(root, user)
+        return (group.name, bool(group is root and root.spec.autoregroup), group.name)
 
     def _latch(self, host, found):
         """STARTD_LATCH_EXPRS in the slot ads of ``host`` (``ads.latch``), each slot's

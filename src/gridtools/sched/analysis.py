@@ -9,7 +9,8 @@ the job's Requirements into its top-level ``&&`` conditions (job attributes
 replaced by their values), counts the slots each one matches, suggests a
 change from the slot that comes closest to matching, and lists the
 conflicts: sets of conditions that each match some slot but never together.
-``analyze(...)`` renders both as condor_q prints them.
+``analyze(...)`` renders both as condor_q prints them, with a line for each start
+throttle that holds back a job the slots would take (``start_throttles``).
 """
 
 import itertools
@@ -239,10 +240,12 @@ def _conflicts(masks):
 # ---------------------------------------------------------------- text
 
 def analyze(job, machines, priorities=None, preemption_requirements=None, better=False, now=None,
-            values=""):
+            values="", reasons=()):
     """condor_q -analyze (or -better-analyze) text for one job; ``values``: text shown
     with -better-analyze after the job's Requirements (the slot attributes they
-    refer to, of a single slot)."""
+    refer to, of a single slot); ``reasons``: why the last pass left the job waiting,
+    as the status publishes them (``[code, args...]``), of which the start throttles
+    are told (``start_throttles``)."""
     job = at(job, now)
     cluster, proc = _int(job.eval("ClusterId")), _int(job.eval("ProcId"))
     status = _int(job.eval("JobStatus"))
@@ -259,6 +262,7 @@ def analyze(job, machines, priorities=None, preemption_requirements=None, better
            f"  {s.will_not_preempt:5d} match, but will not currently preempt their existing job\n",
            f"  {s.available:5d} are available to run your job\n"]
     out.append(_match_times(job))
+    out.append(start_throttles(reasons))
     if nice:
         out.append('\n\t(*)  Since this is a "nice-user" request, this request has a\n'
                    "\t     very low priority and is unlikely to preempt other requests.\n")
@@ -277,6 +281,33 @@ def analyze(job, machines, priorities=None, preemption_requirements=None, better
     if s.total and s.rejecting_job == s.total:
         out.append(f"\nWARNING:  Be advised:   Request {cluster}.{proc} did not match any "
                    "resource's constraints\n\n")
+    return "".join(out)
+
+
+#: the codes of the start throttles among a job's reasons (``sched.reasons.Why``)
+_MAX_STARTERS, _START_DELAY = "max_starters", "start_delay"
+_THROTTLED = "\tThe job waits to start: "
+
+
+def start_throttles(reasons):
+    """A line for each start throttle that held back the job in the last pass (its
+    published reasons, ``[code, args...]``), in the words qstat -j uses: a host that
+    runs MAX_STARTERS jobs already (its free slots stay Unclaimed: they match the job,
+    but none starts there), a next_job_start_delay of a job its owner started, which
+    holds back the next start until a time. Nothing for any other reason."""
+    out, hosts = [], set()
+    for reason in reasons or ():
+        if not isinstance(reason, (list, tuple)) or not reason:
+            continue
+        if reason[0] == _MAX_STARTERS and len(reason) > 3 and reason[2] not in hosts:
+            hosts.add(reason[2])
+            out.append(f'{_THROTTLED}host "{reason[2]}" is busy: it runs MAX_STARTERS ({reason[3]}) jobs\n')
+        elif reason[0] == _START_DELAY and len(reason) > 1 and type(reason[1]) in (int, float):
+            until = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(reason[1]))
+            line = (f"{_THROTTLED}a job started with next_job_start_delay holds back the next start "
+                    f"until {until}\n")
+            if line not in out:
+                out.append(line)
     return "".join(out)
 
 

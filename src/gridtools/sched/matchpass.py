@@ -24,7 +24,10 @@ a matched job fits:
    queue instances of the category, free slots, consumables, resource
    quotas, PE allocation), with the matched proc's own request
    (``cycle.Pass.task_job``). A match that does not fit there waits, with
-   Grid Engine's reasons.
+   Grid Engine's reasons. The slot a start (``Decisions.slots``) or a
+   preemption (``Preempt.slot``) is given is a ``negotiator.MatchedSlot``:
+   its name with the group round the match was made in, which the claim
+   keeps (RemoteNegotiatingGroup, RemoteAutoregroup, RemoteGroup).
 4. preempt -- a match that takes a claimed slot becomes a ``Preempt``
    decision: the daemon evicts the slot's job and claims the slot for the
    matched proc (not its cluster). While the victim leaves, that proc waits
@@ -254,7 +257,7 @@ def _carry(p, outcome, jobs, decisions, reasons):
         if match.victim is not None:
             victim, victim_task = _unproc(match.victim.job)
             kind = "rank" if match.kind is N.Kind.RANK else "priority"
-            decisions.preempts.append(Preempt(victim, victim_task, match.slot, job_id, kind, task))
+            decisions.preempts.append(Preempt(victim, victim_task, N.MatchedSlot.of(match), job_id, kind, task))
             reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (WAITING,)))
             continue
         limit = (p.shadow_limit() or p.concurrency_limit(job) or p.host_limit(job, host)) if job.shadow else None
@@ -268,7 +271,7 @@ def _carry(p, outcome, jobs, decisions, reasons):
             reasons.setdefault(job_id, []).extend(mine)
             continue
         decisions.starts.append(Start(job_id, task, found[1], found[0]))
-        decisions.slots[(job_id, task)] = match.slot
+        decisions.slots[(job_id, task)] = N.MatchedSlot.of(match)     # (the round it was made in too)
     for proc, why in outcome.rejected.items():
         job_id, _task = _unproc(proc)
         reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (why.value,)))

@@ -581,7 +581,8 @@ class Cycle:
             carved = self._carve(i, ac)
         else:
             self.taken.add(i)
-        match = Match(job.id, sub.name, slot.name, kind, claim, cost, carved)
+        group = self.group_of(sub.name).name if self.config.groups.enabled else ""
+        match = Match(job.id, sub.name, slot.name, kind, claim, cost, carved, *self.negotiating, group)
         self.matched[job.id] = match
         if self.gate is not None:
             self.gate.take(job.id, slot.name)

@@ -136,6 +136,33 @@ class Match:
     victim: Claim | None = None   # the claim it preempts
     cost: float = 1.0             # the slot weight charged to the submitter
     carved: tuple = ()            # (cpus, memory, disk) taken from a partitionable slot
+    #: the group whose round it was made in (RemoteNegotiatingGroup of the claim it makes):
+    #: with autoregroup a job of a group may be matched in the root group's round
+    negotiating_group: str = grp.ROOT
+    autoregroup: bool = False     # made in the autoregroup round (RemoteAutoregroup)
+    group: str = ""               # its submitter's group with group quotas (RemoteGroup; "": none)
+
+
+class MatchedSlot(str):
+    """The name of the slot a match chose, as the match hands it on to the claim it makes
+    (``Decisions.slots``, ``Preempt.slot``, to ``daemon.machines``), with the group round
+    it was made in and its submitter's group: HTCondor's negotiator puts these in the match
+    (RemoteNegotiatingGroup, RemoteAutoregroup, RemoteGroup) and its startd keeps them in
+    the claim and publishes them in the claimed slot's ad. It is the slot's name wherever
+    a name is wanted."""
+
+    def __new__(cls, name, negotiating_group=grp.ROOT, autoregroup=False, group=""):
+        self = super().__new__(cls, name)
+        self.negotiating_group, self.autoregroup, self.group = negotiating_group, bool(autoregroup), group
+        return self
+
+    @classmethod
+    def of(cls, match):
+        return cls(match.slot, match.negotiating_group, match.autoregroup, match.group)
+
+    def matched_in(self):
+        """(RemoteNegotiatingGroup, RemoteAutoregroup, RemoteGroup or "")."""
+        return (self.negotiating_group, self.autoregroup, self.group)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +278,6 @@ def holds(expr, machine, job):
     return expr is not None and truth(expr.eval(machine, job)) is True
 
 
-__all__ = ["negotiate", "NegotiatorConfig", "IdleJob", "Submitter", "Slot", "Match",
+__all__ = ["negotiate", "NegotiatorConfig", "IdleJob", "Submitter", "Slot", "Match", "MatchedSlot",
            "Preemption", "Outcome", "Kind", "Why", "accounting_name", "job_order_key",
            "submitters_from"]

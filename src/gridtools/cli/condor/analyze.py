@@ -10,7 +10,9 @@ slots that run tasks Claimed/Busy by the owners of those tasks and the
 others Unclaimed/Idle. ``-slotads FILE`` replaces them by a file's,
 ``-machine`` and ``-mconstraint`` narrow them (``slots``); ``-userprios``
 weighs the submitters; ``-reverse-analyze`` analyses the slots' side and
-``-unmatchable`` keeps the jobs no slot matches, in HTCondor's layouts.
+``-unmatchable`` keeps the jobs no slot matches, in HTCondor's layouts. An idle
+job that the last pass held back by a start throttle (a host at MAX_STARTERS, a
+next_job_start_delay) is told so (``analysis.start_throttles``).
 """
 
 import shutil
@@ -329,16 +331,19 @@ def report(snap, chosen, everyone, source, opts, now):
     single = len(machines) == 1 or ((opts.machine is not None or opts.mconstraint is not None) and named)
     out = []
     preq = _preemption_requirements()
+    published = snap.get("reasons") or {}
     for proc in chosen:
         ad = source.ad(proc)
         status = ""
+        # (the start throttles of the last pass, for an idle job: MAX_STARTERS, next_job_start_delay)
+        reasons = (published.get(proc.cluster) or ()) if ad.eval("JobStatus") == Q.IDLE else ()
         if opts.better and ad.eval("JobStatus") != Q.IDLE:   # -better-analyze looks at the match anyway
             status = job_status(ad)
             ad = ad.copy()
             ad["JobStatus"] = Q.IDLE
         values = _slot_values(ad, machines, now) if opts.better and single else ""
         out.append(analysis.analyze(ad, machines, priorities, preq, better=opts.better, now=now,
-                                    values=values) + status)
+                                    values=values, reasons=reasons) + status)
     return "".join(out)
 
 
