@@ -154,3 +154,33 @@ def test_a_job_given_env_in_the_old_syntax_runs_with_those_variables(cell, workd
     cell.run("condor_release", str(cluster), check=True)
     path = os.path.join(workdir, "env.out")
     wait_for(lambda: os.path.exists(path) and open(path).read() == "got two\n")
+
+
+# ---------------------------------------------------------------- around the language
+
+def test_a_nice_user_with_another_accounting_group_is_warned_that_the_group_wins(cell, workdir):
+    write(os.path.join(workdir, "n.sub"), EXE + "nice_user = true\naccounting_group = grp\nqueue\n")
+    proc = cell.run("condor_submit", "-dry-run", "out.ad", "n.sub", cwd=workdir)
+    assert proc.returncode == 0, proc
+    assert proc.stderr == "WARNING: nice_user conflicts with accounting_group. nice_user will be ignored\n"
+    ad = open(os.path.join(workdir, "out.ad")).read()
+    assert 'AccountingGroup = "grp.root"' in ad and "MaxJobRetirementTime = 0" in ad
+    # the nice users' own group, or no group at all, is no conflict
+    for more in ("accounting_group = nice-user\n", ""):
+        write(os.path.join(workdir, "n.sub"), EXE + "nice_user = true\n" + more + "queue\n")
+        proc = cell.run("condor_submit", "-dry-run", "out.ad", "n.sub", cwd=workdir)
+        assert (proc.returncode, proc.stderr) == (0, ""), proc
+
+
+def test_terse_with_a_dry_run_into_a_file_prints_the_ranges(cell, workdir):
+    write(os.path.join(workdir, "a.sub"), EXE + "queue 3\n")
+    proc = cell.run("condor_submit", "-terse", "-dry-run", "out.ad", "a.sub", cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (0, "1.0 - 1.2\n"), proc
+    assert open(os.path.join(workdir, "out.ad")).read().count("ProcId = ") == 3
+
+
+def test_a_dag_nodes_inline_description_ending_in_iterate_is_not_given_a_queue_too():
+    from gridtools.formats.condor.dagdesc import with_queue
+    for text in (EXE + "iterate 2\n", EXE + "queue 2\n", EXE + "ITER x in (a b)\n"):
+        assert with_queue(text) == text
+    assert with_queue(EXE) == EXE + "queue\n"

@@ -306,5 +306,7 @@ def dry_run_output(opts, clusters):
     write_dry_run(opts["dry_run"], clusters, opts["dump"])
     if opts["dump"] and opts["dry_run"] != "-":
         sys.stdout.write(dump_report(opts, clusters))
-    elif not opts["terse"] and opts["dry_run"] != "-":
-        sys.stdout.write(summary(clusters, True))
+    elif opts["dry_run"] != "-":
+        # (-terse: the ranges a submission would print)
+        sys.stdout.write("".join(line + "\n" for line in terse_lines(clusters)) if opts["terse"]
+                         else summary(clusters, True))

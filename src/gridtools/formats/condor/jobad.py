@@ -490,7 +490,7 @@ def _identity(ad, jobs, ctx):
 
 def _rest(ad, cmd, ctx, universe):
     A.set_priority(ad, cmd)
-    A.set_accounting(ad, cmd, ctx.owner)
+    A.set_accounting(ad, cmd, ctx.owner, ctx.warnings)
     A.set_notification(ad, cmd)
     A.set_hold(ad, cmd, ctx.now)
     A.set_policy(ad, cmd)

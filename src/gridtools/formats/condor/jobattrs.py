@@ -595,12 +595,12 @@ def set_priority(ad, cmd):
         ad["JobPrio"] = 0
 
 
-def set_accounting(ad, cmd, owner):
+def set_accounting(ad, cmd, owner, warnings=None):
     group, user = cmd("accounting_group"), cmd("accounting_group_user")
     nice = cmd("nice_user") if group is None and user is None else ""
     if group is not None or user is not None or nice is not None:
         from gridtools.formats.condor.moreattrs import set_accounting as given
-        given(ad, cmd, owner, group, user, nice)
+        given(ad, cmd, owner, group, user, nice, warnings)
 
 
 def set_notification(ad, cmd):

@@ -497,6 +497,7 @@ TRANSFER_WHEN_NAMES = {"ALWAYS": "ON_EXIT_OR_EVICT", "TRUE": "ON_EXIT_OR_EVICT",
                        "ONEXIT": "ON_EXIT", "FALSE": "ON_EXIT", "NO": "ON_EXIT", "NEVER": "ON_EXIT",
                        "ONSUCCESS": "ON_SUCCESS", "NULL": "NONE"}
 NICE_USER_GROUP = "nice-user"  # the accounting group of nice_user jobs
+NICE_CONFLICT = "nice_user conflicts with accounting_group. nice_user will be ignored"
 
 
 #: the commands whose attributes ask for a machine that encrypts files one by one
@@ -617,11 +618,13 @@ def transfer_modes(cmd, asked, given, default=""):
     return should, when
 
 
-def set_accounting(ad, cmd, owner, group, user, nice):
+def set_accounting(ad, cmd, owner, group, user, nice, warnings=None):
     """AcctGroup, AcctGroupUser, AccountingGroup and a nice user's MaxJobRetirementTime
     of a description that gives accounting_group (``group``), accounting_group_user
     (``user``) or nice_user (``nice``: its value, read before when neither of the others
-    is given, else "": read here once they are found good)."""
+    is given, else "": read here once they are found good). A nice user with an
+    accounting group of another name is warned that the group wins (into ``warnings``,
+    once), as HTCondor's condor_submit does."""
     read = group is not None or user is not None
     group = (group or "").strip()
     user = (user or "").strip()
@@ -632,6 +635,8 @@ def set_accounting(ad, cmd, owner, group, user, nice):
         nice = cmd("nice_user")
     if flag("nice_user", nice):
         ad["MaxJobRetirementTime"] = 0
+        if group and group != NICE_USER_GROUP and warnings is not None and NICE_CONFLICT not in warnings:
+            warnings.append(NICE_CONFLICT)
         group = group or NICE_USER_GROUP
     if group:
         ad["AcctGroup"] = group
