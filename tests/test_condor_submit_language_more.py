@@ -184,3 +184,17 @@ def test_a_dag_nodes_inline_description_ending_in_iterate_is_not_given_a_queue_t
     for text in (EXE + "iterate 2\n", EXE + "queue 2\n", EXE + "ITER x in (a b)\n"):
         assert with_queue(text) == text
     assert with_queue(EXE) == EXE + "queue\n"
+
+
+def test_iterate_and_table_options_append_the_statement(cell, workdir):
+    write(os.path.join(workdir, "t.sub"), EXE + "arguments = $(x)-$(y)\n")
+    write(os.path.join(workdir, "tab.csv"), "x,y\na,b\nc,d\n")
+    proc = cell.run("condor_submit", "-terse", "-dry-run", "out.ad", "t.sub", "-table", "tab.csv", cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (0, "1.0 - 1.1\n"), proc
+    assert [line for line in open(os.path.join(workdir, "out.ad")) if line.startswith("Args")] == \
+        ['Args = "a-b"\n', 'Args = "c-d"\n']
+    proc = cell.run("condor_submit", "-terse", "-dry-run", "out.ad", "t.sub", "-it", "2", "x", "in", "(p)",
+                    cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (0, "1.0 - 1.1\n"), proc
+    proc = cell.run("condor_submit", "-dry-run", "out.ad", "t.sub", "-iterate", "2", "-queue", "3", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "condor_submit: only one -queue command allowed\n")

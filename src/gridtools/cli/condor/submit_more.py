@@ -73,7 +73,7 @@ def option(opts, arg, args):
         opts["verbose"], opts["terse"] = True, False
     elif _prefix(arg, "terse", 3):
         opts["terse"], opts["verbose"] = True, False
-    elif _prefix(arg, "queue", 1):
+    elif _prefix(arg, "queue", 1) or _prefix(arg, "iterate", 2) or _prefix(arg, "table", 5):
         queue_words(opts, arg, args)
     elif _prefix(arg, "factory", 2) or _prefix(arg, "generator", 1):
         opts["factory"] = True
@@ -129,12 +129,16 @@ def check_counts(opts, clusters):
 
 
 def queue_words(opts, arg, args):
-    """``-queue`` and the words after it (up to the next option) as the queue statement's
-    arguments."""
+    """``-queue`` (or ``-iterate``, another word for it) and the words after it (up to the
+    next option) as the queue statement's arguments; ``-table FILE``: ``from table FILE``
+    (HTCondor 24 has both, unlisted in its usage)."""
     if not args or args[0].startswith("-"):
         raise UsageError(f"condor_submit: {arg} requires at least one argument", 1)
     if opts["queue"] is not None:
         raise UsageError(f"condor_submit: only one {arg} command allowed", 1)
+    if _prefix(arg, "table", 5):
+        opts["queue"] = "from table " + args.pop(0)
+        return
     words = []
     while args and (args[0] == "-" or not args[0].startswith("-")):
         words.append(args.pop(0))
