@@ -127,6 +127,7 @@ class Harness:
         self.deleted = set()        # ids of the jobs given to a bulk qdel
         self.gave_up = 0            # bulk clients that stopped waiting for their answer
         self.withdrawn_problems = {}  # bulk client pid -> what its withdrawn request changed
+        self.left = []              # what was left unfinished when the last daemon timed out
 
     # ------------------------------------------------------------ the daemon
     def _fork_daemon(self, crash_spec):
@@ -322,6 +323,8 @@ class Harness:
             self._reap()
             time.sleep(0.05)
         self.timed_out = time.time() >= end
+        if self.timed_out:          # (looked at while the last daemon still runs)
+            self.left = self._leftovers()
         os.kill(self.daemon, signal.SIGTERM)
         while self.daemon:
             self._reap()
@@ -356,6 +359,59 @@ class Harness:
         if _queued_requests(self.root):
             return False
         return True
+
+    # ------------------------------------------------------------ what was left
+    def _leftovers(self):
+        """Lines that say what keeps the last daemon from finishing: every job in the
+        spool (or expected) that did not finish, with what its files say and whether
+        its shepherd lives, the messages that name it; every qsub -sync y client still
+        waiting and on what; the requests not answered, the journal, the daemon."""
+        from gridtools.spool import jobs as jobstore
+        lines = [f"daemon pid {self.daemon} ({'started' if self._started() else 'not started'}), "
+                 f"{self.lives} lives, armed {self.armed or 'nothing'} in its life"]
+        messages = _read_lines(os.path.join(self.root, "spool", "messages"))
+        expected = set(self.jobs) | {j.id for j in self.sync_jobs if j.id} | self.deleted
+        unfinished = []
+        for jid in sorted(expected | set(jobstore.list_ids())):
+            if not os.path.isdir(jobstore.job_dir(jid)):
+                continue
+            try:
+                state = jobstore.read_state(jid)
+            except Exception as exc:  # noqa: BLE001 - a state file that cannot be read is a finding
+                state = {"unreadable": repr(exc)}
+            if not _finished(state):
+                unfinished.append(jid)
+                lines += _describe_job(jid, state, messages, jid in self.deleted)
+        claims = _id_claims(self.root)
+        waiting = [pid for pid in self.syncs if pid not in self.sync_status]
+        for pid in waiting:
+            _job, out, err = self.syncs[pid]
+            jid = _sync_job_id(out)
+            if jid is None:
+                what = "no job id printed yet (still submitting)"
+            else:
+                where = "unfinished, above" if jid in unfinished else \
+                    "finished" if os.path.isdir(jobstore.job_dir(jid)) else "gone from the spool"
+                what = f"job {jid} ({where}; its id claim {'is left' if jid in claims else 'is gone'})"
+            requests = [n for n in _queued_requests(self.root) if f"-{pid}." in n]
+            lines.append(f"qsub -sync y pid {pid} still waits on {what}; alive: {_alive(pid)}; "
+                         f"its requests in the spool: {requests or 'none'}; "
+                         f"stderr: {_read_text(err)[-300:]!r}")
+        for pid, (command, ids, _out) in self.bulks.items():
+            if pid not in self.bulk_status:
+                lines.append(f"{command} pid {pid} of jobs {ids[0]}-{ids[-1]} still waits; "
+                             f"stderr: {_read_text(_out + '.err')[-300:]!r}")
+        left = _queued_requests(self.root)
+        if left:
+            lines.append(f"requests not answered: {left[:10]}")
+        if os.path.exists(os.path.join(self.root, "spool", "journal")):
+            lines.append("the journal is there")
+        if claims:
+            lines.append(f"job id claims: {claims[:20]}")
+        if not unfinished and not waiting:
+            lines.append("no job unfinished and no -sync client waiting (a bulk client or a request)")
+        lines.append("last daemon messages: " + " | ".join(messages[-8:]))
+        return lines
 
     # ------------------------------------------------------------ the invariants
     def check(self):
@@ -452,6 +508,9 @@ class Harness:
         left = _queued_requests(self.root)
         if left:
             found.append(f"requests left in the spool: {left[:5]}")
+        claims = _id_claims(self.root)
+        if claims:          # (every submit was answered: a claim left keeps a -sync y client waiting)
+            found.append(f"{len(claims)} job id claims left in the spool, of jobs {claims[:10]}")
         if os.path.exists(os.path.join(self.root, "spool", "journal")):
             found.append("the journal was left behind by the last dispatcher")
         return found
@@ -467,7 +526,8 @@ class Harness:
                  f"{len(self.bulks)} bulk qdel/qrls of {BULK} jobs each"
                  + (f" ({self.gave_up} gave up waiting for their answer)" if self.gave_up else "")]
         if self.timed_out:
-            lines.append("the last daemon did not finish every job in time")
+            lines.append(f"the last daemon did not finish every job in {FINISH_WAIT:g} s; left then:")
+            lines += ["  " + line for line in self.left] or ["  (nothing found unfinished)"]
         lines += problems or ["0 lost, 0 run twice, 0 accounted twice, 0 deleted ran, every -sync y, "
                               "qdel and qrls returned"]
         return "\n".join(lines)
@@ -483,6 +543,94 @@ def _queued_requests(root):
     spool = os.path.join(root, "spool")
     return [n for folder in ("taken", "requests") if os.path.isdir(os.path.join(spool, folder))
             for n in os.listdir(os.path.join(spool, folder)) if not n.startswith(".")]
+
+
+def _read_text(path):
+    try:
+        with open(path, errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
+def _read_lines(path):
+    return _read_text(path).splitlines()
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):      # (a zombie: ended, not waited for yet)
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rpartition(")")[2].split()[0] != "Z"
+    return True
+
+
+def _sync_job_id(out):
+    """The job id a qsub -sync y client printed ("Your job N (...) has been submitted")."""
+    words = _read_text(out).split()
+    return int(words[2]) if len(words) >= 3 and words[2].isdigit() else None
+
+
+def _describe_job(jid, state, messages, deleted):
+    """What the spool says of an unfinished job: its state, the files of its folder and of
+    each task's, its shepherd's lock (held or not, its pid alive or not), the lines of the
+    daemon's messages that name it."""
+    from gridtools.exec import tasklock
+    from gridtools.spool import jobs as jobstore
+    from gridtools.spool.files import is_locked
+    folder = jobstore.job_dir(jid)
+    state = state or {}
+    lines = [f"job {jid}{' (given to qdel)' if deleted else ''}: hold {state.get('hold')!r}, "
+             f"deleted {state.get('deleted')!r}, files {sorted(os.listdir(folder))}"
+             + (f", state unreadable: {state['unreadable']}" if "unreadable" in state else "")]
+    tasks = state.get("tasks") or {}
+    numbers = sorted({str(n) for n in tasks if str(n).isdigit()} | {n for n in os.listdir(folder) if n.isdigit()},
+                     key=int)
+    for number in numbers:
+        task = tasks.get(number) or {}
+        tdir = jobstore.task_dir(jid, int(number))
+        desc = f"  task {jid}.{number}: state {task.get('state')!r}"
+        desc += "".join(f", {key} {task[key]!r}" for key in ("host", "start_time", "end_time", "exit_status",
+                                                             "restarted", "deleting") if task.get(key) is not None)
+        if os.path.isdir(tdir):
+            record = tasklock.read_lock(tdir)
+            held = is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK))
+            desc += (f"; folder {sorted(os.listdir(tdir))}; shepherd lock {'held' if held else 'free'}"
+                     + (f", shepherd pid {record.pid} alive {_alive(record.pid)}" if record else
+                        ", no shepherd record"))
+            try:
+                result = jobstore.read_result(jid, int(number))
+            except Exception as exc:  # noqa: BLE001
+                result = f"unreadable: {exc!r}"
+            if result is not None:
+                desc += f"; result {result!r}"[:400]
+        else:
+            desc += "; no task folder"
+        lines.append(desc)
+    named = [line for line in messages if _names_job(line, jid)]
+    lines += [f"  message: {line}" for line in named[-10:]]
+    return ["  " + line if i else line for i, line in enumerate(lines)]
+
+
+def _names_job(line, jid):
+    """True when a line of the messages (after its time stamp) names job ``jid``, alone or
+    as ``jid.task`` (not a pid, nor a part of another number)."""
+    import re
+    text = line.split("|", 1)[-1]
+    return re.search(rf"(?<![\w.])(?<!pid ){jid}(?:\.\d+)?(?![\w])", text) is not None
+
+
+def _id_claims(root):
+    """The job ids claimed in the spool (a claim goes once its job is stored and on disk)."""
+    try:
+        return sorted(int(n) for n in os.listdir(os.path.join(root, "spool", "jobids")) if n.isdigit())
+    except OSError:
+        return []
 
 
 def _still_held(jid):

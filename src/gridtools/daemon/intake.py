@@ -412,6 +412,11 @@ def submit(state, dispatcher, req, now):
                       "short before it answered; it is answered now")
         else:
             state.log(f"I|job {claimed} of request {req.name} was taken in before the daemon restarted")
+        # a daemon killed before its intake's commit left the job's id claim: it goes once
+        # the description is on disk (_commit), as a first intake's would (a claim left
+        # behind keeps ``qsub -sync y`` from ever finding a purged job gone)
+        if claimed not in state.taken_ids and ids.claimed_by("job", claimed, req.uid):
+            state.taken_ids.append(claimed)
         return 0, "", ""
     try:
         spec = jobcheck.check(raw, types=_complex_types(state), max_tasks=_max_aj_tasks(state))
