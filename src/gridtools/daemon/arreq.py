@@ -133,6 +133,10 @@ def _window(body, now):
     before now ("start time is in the past"; -a has minute resolution, so a start
     earlier in the current minute is refused too)."""
     now = math.floor(now)
+    duration = body.get("duration")
+    if body.get("end") is None and (duration is None or (type(duration) is int and duration == 0)):
+        # (Grid Engine keeps a duration of 0 as none given)
+        raise BadWindow('missing value for "end time or duration" in advance reservation request')
     try:
         start = float(body.get("start") or now)
         if body.get("start") is None and body.get("duration") is not None:

@@ -40,6 +40,30 @@ def slots(ar):
     return sum(int(g[2]) for g in ar.get("granted") or ())
 
 
+#: the open end of a slot range, as Grid Engine stores "2-" (RANGE_INFINITY)
+RANGE_INFINITY = 9999999
+
+
+def pe_range_text(ar):
+    """The slot range the reservation asked for with -pe, as Grid Engine's qrstat prints
+    it (range_list_print_to_string): ``2``, ``2,3`` for two neighbours, ``2-4``,
+    ``2-9999999`` for an open end, ranges merged and joined by commas. A record without
+    its request shows the slots granted."""
+    request = ar.get("pe_request")
+    if not request:
+        return str(slots(ar))
+    from gridtools.model import perange
+    merged = []
+    for low, high in perange.ranges(request):
+        high = RANGE_INFINITY if high is None else high
+        if merged and low <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], high)
+        else:
+            merged.append([low, high])
+    return ",".join(str(lo) if lo == hi else f"{lo},{hi}" if lo + 1 == hi else f"{lo}-{hi}"
+                    for lo, hi in merged)
+
+
 def messages(ar):
     """Why a reservation is in error (qrstat -explain)."""
     return [str(m) for m in ar.get("messages") or ()]

@@ -81,8 +81,9 @@ def parse_task_concurrency(text):
 
 
 def parse_datetime(text, now=None, opt="-a"):
-    """Grid Engine's ``[[CC]YY]MMDDhhmm[.SS]`` as epoch seconds (local time)."""
-    bad = fail(f'Wrong date/time format "{text}" specified to {opt} option')
+    """Grid Engine's ``[[CC]YY]MMDDhhmm[.SS]`` as epoch seconds (local time); a bad one
+    is refused with Grid Engine's sentence, "ERROR! " included."""
+    bad = fail(f'ERROR! Wrong date/time format "{text}" specified to {opt} option')
     body, _, secs = text.partition(".")
     if not is_uint(body) or len(body) not in (8, 10, 12) or (secs and not is_uint(secs)):
         raise bad

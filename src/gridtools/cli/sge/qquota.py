@@ -96,13 +96,8 @@ def _rows(opts):
     snap = verify.cell_snapshot(conf, running=verify.occupation(qstatus.load()), quotas=True)
     users = opts["users"] or [jobsel.me()]
     lists = {u: inputs.userlists_of(conf, u, "") for u in users if u != "*"}
-    resources = None
-    if opts["resources"]:
-        table = snap.complexes
-        unknown = [r for r in opts["resources"] if r not in table]
-        if unknown:
-            raise GridError(f'error: unknown resource "{unknown[0]}"')
-        resources = set(opts["resources"])
+    # -l names the limits to show (by name or shortcut); a name no limit has shows nothing
+    resources = set(opts["resources"]) if opts["resources"] else None
     return rqs.quota_rows(snap, users=users, projects=opts["projects"] or ("*",),
                           pes=opts["pes"] or ("*",), queues=opts["queues"] or ("*",),
                           hosts=opts["hosts"] or ("*",), resources=resources, userlists=lists)
@@ -138,6 +133,9 @@ def filter_text(row):
 
 
 def text(rows):
+    """The table; its header comes with the first row (nothing at all without rows)."""
+    if not rows:
+        return ""
     return HEADER + "".join(f"{r.rule:<18} {limit_text(r)[:20]:<20} {filter_text(r)}\n" for r in rows)
 
 

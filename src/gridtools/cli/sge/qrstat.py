@@ -2,8 +2,9 @@
 
 Reads the reservation store (``spool/ars``, readable by everyone). Without
 ``-u`` only the caller's reservations are listed; ``-u '*'`` lists all.
-``-ar ID[,ID...]`` prints the long form of each (an item that is no number names
-the reservations whose names it matches, as a name or a pattern), ``-xml`` both as XML,
+``-ar ID[,ID...]`` prints the long form of each existing one (ids only, as Grid
+Engine's ar_id_list; when none of them exists, it says so on stdout and ends with
+status 1), ``-xml`` both as XML,
 ``-explain`` adds to the table why a reservation is in error (the long form
 and ``-ar -xml`` always say it, after the duration, as Grid Engine does).
 """
@@ -47,18 +48,24 @@ def parse_args(argv):
             if word == "-u":
                 opts["users"] = (opts["users"] or []) + split_list(argv[i])
             elif word == "-ar":
-                opts["ids"] = (opts["ids"] or []) + [_ar_item(t) for t in split_list(argv[i])]
+                opts["ids"] = (opts["ids"] or []) + [_ar_id(t) for t in argv[i].split(",") if t]
         else:
             raise UsageError(f'invalid option argument "{word}"')
         i += 1
     return opts
 
 
-def _ar_item(text):
-    """An item of an ar_list: an id, a name or a name pattern (one line of printable text)."""
-    if not text or not text.isprintable():
-        raise UsageError(f'invalid advance reservation id "{text.encode("unicode_escape").decode()}"')
-    return text
+class BadId(GridError):
+    """An ar_id_list item that is no unsigned number: Grid Engine's qrstat logs it as an
+    error (``error: ERROR! invalid id, must be an unsigned integer``) and ends with 1."""
+
+
+def _ar_id(text):
+    """An item of an ar_id_list: an unsigned number (as Grid Engine reads it, a name or a
+    pattern is refused)."""
+    if not text.isascii() or not text.isdigit():
+        raise BadId("error: ERROR! invalid id, must be an unsigned integer")
+    return int(text)
 
 
 def duration(seconds):
@@ -109,6 +116,8 @@ def long_lines(ar, now):
             _field("group", ar.get("group") or ""), _field("account", ar.get("account") or "sge")]
     if ar.get("resources"):
         out.append(_field("resource_list", ",".join(f"{k}={v}" for k, v in ar["resources"].items())))
+    if ar.get("hard_error"):
+        out.append(_field("error_handling", "true"))
     out.append(_field("granted_slots_list", _granted_text(ar)))
     for label, key in (("checkpoint_name", "ckpt"), ("mail_options", "mail_options")):
         if ar.get(key):
@@ -116,7 +125,7 @@ def long_lines(ar, now):
     if ar.get("mail_list"):
         out.append(_field("mail_list", ",".join(ar["mail_list"])))
     if ar.get("pe"):
-        out.append(_field("granted_parallel_environment", f"{ar['pe']} slots {arlist.slots(ar)}"))
+        out.append(_field("granted_parallel_environment", f"{ar['pe']} slots {arlist.pe_range_text(ar)}"))
     users = [u for u in ar.get("users") or () if not u.startswith("!")]
     xusers = [u[1:] for u in ar.get("users") or () if u.startswith("!")]
     if users:
@@ -124,6 +133,15 @@ def long_lines(ar, now):
     if xusers:
         out.append(_field("xacl_list", ",".join(xusers)))
     return out
+
+
+def unknown_text(ids, xml):
+    """Grid Engine's answer (stdout) when none of the ids given to ``-ar`` exists."""
+    if xml:
+        return ("<?xml version='1.0'?>\n" f'<qrstat xmlns:xsd="{XSD}">\n'
+                + "".join(f"   <ar_unknown>\n      <id>{i}</id>\n   </ar_unknown>\n" for i in ids)
+                + "</qrstat>\n")
+    return "Following advance reservations do not exist:\n" + ", ".join(map(str, ids)) + "\n"
 
 
 def xml_text(ars, now, detailed, explain):
@@ -149,14 +167,15 @@ def xml_text(ars, now, detailed, explain):
 
 
 def _xml_details(ar):
-    lines = ["      <granted_slots_list>"]
+    lines = ["      <error_handling>true</error_handling>"] if ar.get("hard_error") else []
+    lines.append("      <granted_slots_list>")
     lines += [f'         <granted_slots  queue_instance="{escape_attr(f"{q}@{h}")}" slots="{n}"/>'
               for q, h, n in ar.get("granted") or ()]
     lines.append("      </granted_slots_list>")
     if ar.get("pe"):
         lines += ["      <granted_parallel_environment>",
                   f"         <parallel_environment>{escape(ar['pe'])}</parallel_environment>",
-                  f"         <slots>{arlist.slots(ar)}</slots>",
+                  f"         <slots>{arlist.pe_range_text(ar)}</slots>",
                   "      </granted_parallel_environment>"]
     return lines
 
@@ -179,16 +198,14 @@ def main(argv, prog="qrstat"):
 def show(opts):
     now = time.time()
     ars = arlist.load()
-    code = 0
     if opts["ids"] is not None:
-        from gridtools.formats.sge.names import reservations_named
-        chosen = []
-        for item in opts["ids"]:
-            found = reservations_named(item, ars)
-            chosen.extend(ars[ar_id] for ar_id in found)
-            if not found:
-                sys.stderr.write(f'denied: advance_reservation "{item}" does not exist\n')
-                code = 1
+        # the existing ones, in the order of the store; the ids that do not exist are
+        # named only when none does (Grid Engine's qrstat_print)
+        wanted = set(opts["ids"])
+        chosen = [a for i, a in sorted(ars.items()) if i in wanted]
+        if not chosen:
+            sys.stdout.write(unknown_text(opts["ids"], opts["xml"]))
+            return 1
     else:
         users = opts["users"] if opts["users"] is not None else [arlist.me()]
         chosen = [a for _i, a in sorted(ars.items()) if arlist.owned_by(a, users)]
@@ -200,4 +217,4 @@ def show(opts):
         sys.stdout.write("".join(line + "\n" for a in chosen for line in long_lines(a, now)))
     else:
         sys.stdout.write("".join(line + "\n" for line in table_lines(chosen, now, opts["explain"])))
-    return code
+    return 0

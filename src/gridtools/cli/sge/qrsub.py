@@ -71,7 +71,13 @@ def _time(text):
     try:
         return values.parse_time(text)
     except GridError:
-        raise InputError(f'invalid time "{text}"') from None
+        raise UsageError(f'ERROR! Wrong time format "{text}" specified to -d option') from None
+
+
+def _datetime(text):
+    """-a and -e: Grid Engine's qrsub names -a in the refusal of either (its parser shares
+    the -a message)."""
+    return options.parse_datetime(text, opt="-a")
 
 
 def _mail(req, text):
@@ -82,8 +88,9 @@ def _mail(req, text):
 
 
 def _verify(text):
+    """-w: qrsub knows e and v only; n, p, w and anything else are refused alike."""
     if text not in ("e", "v"):
-        raise InputError(f'invalid verification mode "{text}": use e or v')
+        raise UsageError(f'invalid option argument "-w {text}"')
     return text
 
 
@@ -93,11 +100,11 @@ def _set(key, conv=None):
 
 # option -> (argument words, applier)
 OPTIONS = {
-    "-a": (1, _set("start", options.parse_datetime)),
+    "-a": (1, _set("start", _datetime)),
     "-A": (1, _set("account")),
     "-ckpt": (1, _set("ckpt")),
     "-d": (1, _set("duration", _time)),
-    "-e": (1, _set("end", options.parse_datetime)),
+    "-e": (1, _set("end", _datetime)),
     "-he": (1, lambda req, args: req.__setitem__("hard_error", options.parse_yes_no("-he", args[0]))),
     "-l": (1, lambda req, args: req["resources"].update(options.parse_resource_list(args[0]))),
     "-m": (1, lambda req, args: _mail(req, args[0])),
@@ -146,6 +153,8 @@ def window(req, now):
     clock."""
     start = req["start"]
     end = req["end"]
+    if req["duration"] == 0:            # (Grid Engine keeps a duration of 0 as none given)
+        req["duration"] = None
     if end is None and req["duration"] is None:
         raise WindowRefused('missing value for "end time or duration" in advance reservation request')
     if start is None:
@@ -159,6 +168,20 @@ def window(req, now):
     if end <= start and req["start"] is not None:
         raise InputError("the end time of the advance reservation must be after its start time")
     return start, end
+
+
+def check_users(req):
+    """Every user of -u (``!user`` too; ``@userset`` entries aside) must be known to the
+    system, as Grid Engine's qrsub looks each up before it sends the request."""
+    import pwd
+    for entry in req["users"]:
+        name = entry[1:] if entry.startswith("!") else entry
+        if name.startswith("@"):
+            continue
+        try:
+            pwd.getpwnam(name)
+        except (KeyError, ValueError):
+            raise InputError(f"error: {name} is not known as user") from None
 
 
 def check_names(req):
@@ -208,6 +231,7 @@ def _run(argv):
         raise NoOption()
     req = parse(defaults, fresh())
     parse(list(argv), req)
+    check_users(req)
     start, end = window(req, time.time())
     from gridtools.cli import cellinit
     cellinit.ensure_cell()

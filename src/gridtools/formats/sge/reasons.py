@@ -162,7 +162,7 @@ _JOB_GENERIC = {
     Why.NOT_IN_PE_LIST: (8, "Jobs can not run because queue instances are not in the queue list of their PE"),
     Why.NOT_IN_CKPT_LIST: (10, "Jobs can not run because queue instances are not in the ckpt list"),
     Why.NOT_TYPE: (12, "Jobs can not run because queue instances are not of the requested type"),
-    Why.QUOTA: (50, "Jobs dropped because of exceeding limit in rule"),
+    Why.QUOTA: (50, "Jobs dropped because exceeds limit in rule"),
     Why.PE_DENIED: (25, "Jobs can not run because they have no access to PE"),
     Why.NOT_IN_AR: (51, "Jobs can not run because queue instance was not reserved by advance reservation"),
     Why.AR_ERROR: (53, "Jobs can not run because requested advance reservation is in error state"),
