@@ -198,3 +198,13 @@ def test_iterate_and_table_options_append_the_statement(cell, workdir):
     assert (proc.returncode, proc.stdout) == (0, "1.0 - 1.1\n"), proc
     proc = cell.run("condor_submit", "-dry-run", "out.ad", "t.sub", "-iterate", "2", "-queue", "3", cwd=workdir)
     assert (proc.returncode, proc.stderr) == (1, "condor_submit: only one -queue command allowed\n")
+
+
+def test_env_is_split_at_its_delimiter_and_at_line_ends_as_htcondors_starter_splits_it():
+    from gridtools.classad import ClassAd
+    from gridtools.formats.condor.spec import _environment
+    ad = ClassAd({"Env": " A=1|B = 2 |novalue\nC=3|D=x=y", "EnvDelim": "|"})
+    assert _environment(ad) == {"A": "1", "B ": " 2 ", "C": "3", "D": "x=y"}
+    # an Environment wins, and an empty one is no variables
+    assert _environment(ClassAd({"Environment": "", "Env": "A=1"})) == {}
+    assert _environment(ClassAd({"Environment": "A=2", "Env": "A=1"})) == {"A": "2"}

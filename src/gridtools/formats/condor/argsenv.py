@@ -353,7 +353,8 @@ def _unsafe_v1(text):
 
 def environment_of(ad):
     """NAME -> value of a job's environment: its ``Environment``, else its ``Env`` split
-    at its ``EnvDelim`` (``;`` when none), as HTCondor's starter reads them."""
+    at its ``EnvDelim`` (``;`` when none) and at line ends, as HTCondor's starter reads
+    them: blanks before a name are dropped, an entry without ``=`` is left out."""
     text = ad.eval("Environment")
     if isinstance(text, str):
         return parse_environment_v2(text) if text else {}
@@ -363,8 +364,8 @@ def environment_of(ad):
     delim = ad.eval("EnvDelim")
     delim = delim[:1] if isinstance(delim, str) and delim else V1_DELIMITER
     env = {}
-    for entry in text.split(delim):
-        name, _eq, value = entry.partition("=")
-        if name.strip():
-            env[name.strip()] = value
+    for entry in text.replace("\n", delim).split(delim):
+        name, eq, value = entry.lstrip().partition("=")
+        if name and eq:
+            env[name] = value
     return env

@@ -87,10 +87,8 @@ def arguments(ad, new="Arguments", old="Args"):
 
 def _environment(ad):
     """NAME -> value of the job's environment: its ``Environment``, else its ``Env``
-    (the old form, entries separated by its ``EnvDelim``)."""
-    text = ad.eval("Environment")
-    if isinstance(text, str) and not text:
-        return {}
+    (the old form, entries separated by its ``EnvDelim``): each evaluated once, ``Env``
+    only when there is no ``Environment``."""
     from gridtools.formats.condor import argsenv
     return argsenv.environment_of(ad)
 
