@@ -315,21 +315,16 @@ def test_broken_and_truncated_lines(tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["-x"], 'invalid option argument "-x"\n'),
-    (["-d", "soon"], None),
-    (["-b", "2026"], "\nInvalid format of date/hour-minute field.\nSGE 8.1.9\n"),
-    (["-ar", "five"], None),
+    (["-x"], ""),                                       # Grid Engine prints the usage alone
+    (["-d", "soon"], ""),
+    (["-b", "2026"], "\nInvalid format of date/hour-minute field.\n"),
+    (["-ar", "five"], "ERROR! invalid advance reservation id, must be an unsigned integer\n"),
 ])
 def test_bad_options_print_the_usage_and_exit_1(argv, message):
     result = qacct(*argv, "-f", FIXTURE)
     assert result.returncode == 1 and result.stdout == ""
-    assert "usage: qacct [options]\n" in result.stderr
-    if message and message.startswith("\n"):
-        assert result.stderr.startswith(message)        # Grid Engine's words, then the usage
-    elif message:
-        assert result.stderr.endswith(message)
-    else:
-        assert result.stderr.startswith("ERROR! invalid ")
+    # Grid Engine's words, if any, then the usage
+    assert result.stderr == message + reference("qacct-help.txt")[2]
 
 
 def test_help_goes_to_stdout_even_after_other_options():

@@ -184,10 +184,13 @@ def test_host_grouping_ignores_case(tmp_path):
 
 def test_non_ascii_digits_are_no_number(tmp_path):
     path = write(tmp_path / "acct", record(job=12))
-    for option in ("-d", "-slots", "-ar"):
+    for option in ("-d", "-ar"):
         result = qacct("-f", path, option, "\u00b2")
         assert result.returncode == 1 and "Traceback" not in result.stderr, option
         assert "usage: qacct [options]" in result.stderr
+    # -slots is read with atol(), as Grid Engine reads it: no number is 0, no selection
+    slots = qacct("-f", path, "-slots", "\u00b2")
+    assert (slots.returncode, slots.stdout, slots.stderr) == (0, qacct("-f", path).stdout, "")
     job = qacct("-f", path, "-j", "\u0661\u0662")
     assert (job.returncode, job.stdout) == (1, "")
     assert job.stderr == "error: job name \u0661\u0662 not found\n"

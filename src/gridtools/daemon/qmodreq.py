@@ -39,6 +39,7 @@ class Ctx:
         self.state, self.dispatcher, self.now = state, dispatcher, now
         body = req.body
         self.op = str(body.get("op", ""))
+        self.scope = str(body.get("scope", "any"))
         self.force = bool(body.get("force"))
         self.user = user_name(req.uid)
         host = str(body.get("host") or "unknown")
@@ -78,10 +79,16 @@ def _item(ctx, scope, word, tasks):
         _job_op(ctx, job, tasks)
     if queues or jobs:
         return
-    if scope == "queue":
-        ctx.refuse(f'invalid queue "{word}"')
-    else:
-        ctx.refuse(f'invalid queue or job "{word}"')
+    _invalid(ctx, word)
+
+
+def _invalid(ctx, word):
+    """Grid Engine's answer for a name that found nothing: "invalid queue or job" for the
+    job actions (-sj, -usj, -cj, -rj) and for -s and -us; "invalid queue" for the queue
+    actions and for -c and -r, which Grid Engine's master does not count as job actions."""
+    if ctx.scope == "job" or (ctx.scope == "any" and ctx.op in ("suspend", "unsuspend")):
+        return ctx.refuse(f'invalid queue or job "{word}"')
+    return ctx.refuse(f'invalid queue "{word}"')
 
 
 def _jobs_named(state, word):
@@ -159,21 +166,34 @@ def _job_op(ctx, job, tasks):
     if ctx.op == "clear":
         return _clear(ctx, job, tasks)
     numbers = [n for n in _select_tasks(job, tasks) if job.state_of(n) is not TaskState.FINISHED]
-    if not numbers:          # a range without a live task of the job: nothing found, as a bad id
-        return ctx.refuse(f'invalid queue or job "{job.id}"')
-    running = [n for n in numbers if job.state_of(n) is TaskState.RUNNING]
-    pending = [n for n in numbers if job.state_of(n) in (TaskState.PENDING, TaskState.ERROR)]
-    if pending and (not running or tasks or not job.is_array):
-        shown = pending if tasks else pending[:1]
-        for n in shown:
-            ctx.say(f"Modify operation can not be applied on job-array task {job.id}.{n} in pending/hold state")
     action = {"suspend": _suspend, "unsuspend": _unsuspend, "reschedule": _reschedule}.get(ctx.op)
-    if action is None:
-        return ctx.refuse(f'invalid queue or job "{job.id}"')
-    for n in running:
-        action(ctx, job, job.task(n))
+    if not numbers or action is None:   # a range without a live task of the job: nothing found
+        return _invalid(ctx, str(job.id))
+    # As Grid Engine: first the tasks that were started (running, or in error state,
+    # where there is no queue to signal and nothing is said), then the pending ones
+    for n in numbers:
+        if job.state_of(n) is TaskState.RUNNING:
+            action(ctx, job, job.task(n))
+    pending = [n for n in numbers if job.state_of(n) is TaskState.PENDING]
+    if job.is_array and not tasks:
+        # the whole array: one answer for the job when none of its tasks was started
+        if pending and len(pending) == len(numbers):
+            ctx.say(f"Modify operation can not be applied on job {job.id} in pending/hold state")
+    else:
+        for n in sorted(pending, key=lambda n: (_hold_rank(job, n), n)):
+            ctx.say(f"Modify operation can not be applied on job-array task {job.id}.{n} in pending/hold state")
     ctx.state.touch(job)
     return None
+
+
+def _hold_rank(job, number):
+    """Where a pending task comes in Grid Engine's answers: those without a hold, then
+    those in user hold, then system hold, then operator hold."""
+    letters = job.holds_of(number)
+    for rank, letter in enumerate("uso", 1):
+        if letter in letters:
+            return rank
+    return 0
 
 
 def _suspend(ctx, job, task):

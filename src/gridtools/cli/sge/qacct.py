@@ -68,10 +68,6 @@ class _Help(Exception):
     """-help was given."""
 
 
-class _BadOption(UsageError):
-    """An option qacct does not know (the usage is followed by this line)."""
-
-
 class Options:
     """What the command line asked for."""
 
@@ -109,18 +105,16 @@ class _Words:
         raise UsageError(f"{self.argv[self.i - 1]} option must have argument", exit_code=1)
 
 
-def _unsigned(text, what):
-    """A number of ASCII digits (``²`` is none: int() would refuse it)."""
-    if not (text.isascii() and text.isdigit()):
-        raise UsageError(f"ERROR! invalid {what}: {text}", exit_code=1)
-    return int(text)
+#: Grid Engine's words (MSG_PARSE_INVALID_AR_MUSTBEUINT) for an -ar value that is no number
+BAD_AR = "ERROR! invalid advance reservation id, must be an unsigned integer"
 
 
-def _scanned(text, what):
-    """The number sscanf("%u") reads from ``text``, as Grid Engine reads -d and -ar."""
+def _scanned(text, message=""):
+    """The number sscanf("%u") reads from ``text``, as Grid Engine reads -d and -ar;
+    without one, a usage error with ``message`` (Grid Engine gives -d the usage alone)."""
     value = scan_unsigned(text)
     if value is None:
-        raise UsageError(f"ERROR! invalid {what}: {text}", exit_code=1)
+        raise UsageError(message, exit_code=1)
     return value
 
 
@@ -141,11 +135,12 @@ def _grouping_option(opts, option, value):
         opts.flags.add(key)
         return
     if key == "ar":
-        value = _scanned(value, "advance reservation id")
+        value = _scanned(value, BAD_AR)
         if not value:
             return
     elif key == "slots":
-        value = _unsigned(value, "number of slots")
+        # read with atol(), as Grid Engine reads it: no number is 0, which filters nothing
+        value = scan_unsigned(value) or 0
         if not value:
             return
     elif key == "group":
@@ -176,19 +171,66 @@ def _job_option(opts, value):
         opts.jobs, opts.sel.job_name = "one", value
 
 
+def first_range(ranges):
+    """The one range of a -t list Grid Engine's qacct uses: the first of the list that
+    range_list_parse_from_string builds, range by range, with expand_range_list. That
+    puts a range lying above the list's first one (or one with a step) at the head and
+    merges overlapping ranges of step 1, so ``1,3`` selects task 3 and ``2-3,1-2`` 1-3."""
+    built = []
+    for low, high, step in ranges:
+        _expand(built, [low, high, step])
+    return tuple(built[0])
+
+
+def _expand(built, new):
+    """expand_range_list(): add range ``new`` ([min, max, step]) to the list ``built``."""
+    rmin, rmax, rstep = new
+    i = 0
+    while i < len(built):
+        ep = built[i]
+        if rstep != ep[2] or rstep > 1 or ep[2] > 1 or rmin > ep[1]:
+            built.insert(0, new)
+            return
+        if rmax < ep[0]:
+            i += 1
+            continue
+        if ep[0] <= rmin and rmax <= ep[1]:
+            return                                  # contained in ep
+        if rmin < ep[0]:
+            # new covers ep's bottom, or all of ep: widen ep, and take in what follows
+            ep[0], ep[1] = rmin, max(ep[1], rmax)
+            j = i + 1
+            while j < len(built):
+                other = built[j]
+                if rmin < other[0]:
+                    del built[j]
+                    j += 1                          # (the C loop steps twice here)
+                elif rmin <= other[1]:
+                    ep[0] = other[0]
+                    del built[j]
+                    break
+                else:
+                    break
+            return
+        ep[1] = rmax                                # overlaps ep's top
+        return
+    built.append(new)
+
+
 def _task_option(opts, words):
     value = words.optional()
     if value is None:
         raise UsageError("ERROR! -t option must have a list of task id ranges", exit_code=1)
     try:
-        opts.sel.tasks = parse_task_ranges(value)
+        ranges = parse_task_ranges(value)
     except InputError:
         raise UsageError(f"ERROR! invalid list of task id ranges: {value}", exit_code=1) from None
+    opts.sel.tasks = [first_range(ranges)]
 
 
 def _time_option(opts, option, value, now):
     if option == "-d":
-        opts.days = _scanned(value, "number of days")
+        opts.days = _scanned(value)
         return
     try:
         stamp = parse_date_time(value, now)
@@ -232,7 +274,7 @@ def _one_option(opts, word, words, now):
     elif not word.startswith("-") or word == "-":
         opts.file = word
     else:
-        raise _BadOption(f'invalid option argument "{word}"', exit_code=1)
+        raise UsageError("", exit_code=1)      # an unknown option: the usage alone
 
 
 def parse_args(argv, now):
@@ -336,9 +378,6 @@ def main(argv, prog="qacct"):
     except _Help:
         sys.stdout.write(USAGE)
         return 0
-    except _BadOption as err:
-        sys.stderr.write(USAGE + str(err) + "\n")
-        return err.exit_code
     except UsageError as err:
         text = str(err)
         sys.stderr.write((text + "\n" if text else "") + USAGE)
