@@ -165,17 +165,23 @@ def test_pre_skip_node_status_file_and_jobstate_log_are_read():
 
 
 def test_do_rescue_from_sets_the_later_rescue_dags_aside(tmp_path):
-    """condor_submit_dag -DoRescueFrom 1 with rescue001 and rescue002: as DAGMan's
-    RenameRescueDagsAfter, rescue002 becomes rescue002.old (the run's own rescue DAG is
-    then rescue002); -usedagdir and -allowversionmismatch are accepted."""
+    """condor_submit_dag -DoRescueFrom 1 with rescue001 and rescue002 renames nothing
+    (-usedagdir and -allowversionmismatch are accepted); the manager then renames
+    rescue002 to rescue002.old when it starts, as DAGMan's RenameRescueDagsAfter (the
+    run's own rescue DAG is then rescue002)."""
     import io
-    from gridtools.cli.condor import submit_dag
+    from gridtools.cli.condor import dagman, submit_dag
     dag = str(tmp_path / "a.dag")
-    for name in ("a.dag", "a.dag.rescue001", "a.dag.rescue002"):
-        (tmp_path / name).write_text("JOB A a.sub\n")
+    (tmp_path / "a.dag").write_text("JOB A a.sub\n")
+    for name in ("a.dag.rescue001", "a.dag.rescue002"):
+        (tmp_path / name).write_text("DONE A\n")
     opts = submit_dag.parse_args(["-DoRescueFrom", "1", "-usedagdir", "-allowversionmismatch", dag])
     assert submit_dag.prepare(opts, dag, io.StringIO())
+    assert sorted(os.listdir(tmp_path)) == ["a.dag", "a.dag.rescue001", "a.dag.rescue002"]
+    lines = []
+    dagman.load(dag, dagman.parse_args(["-Dag", dag, "-DoRescueFrom", "1", "-UseDagDir"]), lines.append)
     assert sorted(os.listdir(tmp_path)) == ["a.dag", "a.dag.rescue001", "a.dag.rescue002.old"]
+    assert "Renaming rescue DAGs newer than number 1" in lines
 
 
 def include_reader(files):

@@ -1,7 +1,8 @@
 """``gridtools dagman``: the manager of one DAG, run as a scheduler universe job.
 
     gridtools dagman -Dag DAGFILE [-AutoRescue 0|1] [-DoRescueFrom N] [-MaxJobs N]
-                     [-MaxIdle N] [-MaxPre N] [-MaxPost N] [-AlwaysRunPost] [-Priority N] ...
+                     [-MaxIdle N] [-MaxPre N] [-MaxPost N] [-AlwaysRunPost] [-Priority N]
+                     [-DoRecov] ...
 
 condor_submit_dag submits it; it runs as the DAG's owner in the DAG file's
 folder, holding no slot. It takes the DAG's lock (-Lockfile, by default
@@ -52,7 +53,8 @@ Held (condor_hold: SIGTERM, its KillSig) it leaves at once, its node jobs
 running, no rescue DAG, and keeps the lock file: a manager that takes over
 a lock left by one that is gone runs in recovery mode (``Runner.recover``),
 restoring the submitted nodes (and the NOOP nodes that ran) from the nodes log.
-A PRE or POST script that the manager's own stop (hold or removal) cut short is
+With -DoRecov (condor_submit_dag -DoRecovery) it starts in recovery mode even
+without such a lock: it reads the nodes log from its start. A PRE or POST script that the manager's own stop (hold or removal) cut short is
 recorded nowhere, as with HTCondor's DAGMan (``NodeScripts._reap_scripts``): it
 runs again.
 
@@ -103,6 +105,8 @@ def job_arguments(dag, opts):
         args.append("-Suppress_notification" if suppress else "-Dont_Suppress_notification")
     if getattr(opts, "dump_rescue", False):
         args.append("-DumpRescue")
+    if getattr(opts, "do_recovery", False):
+        args.append("-DoRecov")
     if getattr(opts, "use_dag_dir", False):
         args.append("-UseDagDir")
     if getattr(opts, "debug", None) is not None:
@@ -113,7 +117,27 @@ def job_arguments(dag, opts):
         args += ["-config", opts.config_path]
     if getattr(opts, "outfile_dir", ""):
         args += ["-outfile_dir", os.path.abspath(opts.outfile_dir)]
+    args += _deep_arguments(opts)
     return join_v2(args).replace('"', '""')
+
+
+def _deep_arguments(opts):
+    """The manager's arguments for the options it passes on to nested DAGs (and no
+    other use: condor_submit_dag has applied them to this DAG's own submit file)."""
+    args = []
+    if getattr(opts, "notification", "never") not in ("", "never"):
+        args += ["-notification", opts.notification]
+    if getattr(opts, "import_env", False):
+        args.append("-import_env")
+    if getattr(opts, "include_env", None):
+        args += ["-include_env", ",".join(opts.include_env)]
+    for key, value in (getattr(opts, "insert_env", None) or {}).items():
+        args += ["-insert_env", f"{key}={value}"]
+    if getattr(opts, "do_recurse", False):
+        args.append("-do_recurse")
+    if getattr(opts, "force", False):
+        args.append("-force")
+    return args
 
 
 #: what the DAGMan job takes of the submitter's environment, as HTCondor's
@@ -316,17 +340,23 @@ def parse_args(argv):
     opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0, "lockfile": None,
             "load_save": "", "config": "", "outfile_dir": "", "dags": [], "maxidle": 0,
             "maxpre": 0, "maxpost": 0, "always_run_post": None, "priority": 0,
-            "suppress_notification": None, "dump_rescue": False, "debug": None}
+            "suppress_notification": None, "dump_rescue": False, "debug": None, "do_recovery": False,
+            "notification": "never", "import_env": False, "include_env": [], "insert_env": {},
+            "do_recurse": False, "force": False}
     names = {"-dag": "dag", "-autorescue": "auto_rescue", "-dorescuefrom": "rescue_from",
              "-maxjobs": "maxjobs", "-lockfile": "lockfile", "-load_save": "load_save",
              "-config": "config", "-outfile_dir": "outfile_dir", "-maxidle": "maxidle",
              "-maxpre": "maxpre", "-maxpost": "maxpost", "-priority": "priority"}
-    texts = ("-dag", "-lockfile", "-load_save", "-config", "-outfile_dir")
-    valued = {"-p", "-l", "-csdversion", "-dagman", "-debug"}
+    texts = ("-dag", "-lockfile", "-load_save", "-config", "-outfile_dir", "-notification")
+    valued = {"-p", "-l", "-csdversion", "-dagman", "-debug", "-submitmethod", "-maxhold"}
+    names["-notification"] = "notification"
     flags = {"-alwaysrunpost": ("always_run_post", True), "-dontalwaysrunpost": ("always_run_post", False),
              "-suppress_notification": ("suppress_notification", True),
              "-dont_suppress_notification": ("suppress_notification", False),
-             "-dumprescue": ("dump_rescue", True), "-usedagdir": ("use_dag_dir", True)}
+             "-dumprescue": ("dump_rescue", True), "-usedagdir": ("use_dag_dir", True),
+             "-dorecov": ("do_recovery", True), "-dorecovery": ("do_recovery", True),
+             "-import_env": ("import_env", True), "-do_recurse": ("do_recurse", True),
+             "-force": ("force", True)}
     i = 0
     while i < len(argv):
         word = argv[i].lower()
@@ -339,14 +369,26 @@ def parse_args(argv):
             value = argv[i + 1]
             opts[names[word]] = value if word in texts else int(value)
             i += 2
+        elif word == "-include_env" and i + 1 < len(argv):
+            opts["include_env"] += [n.strip() for n in argv[i + 1].split(",") if n.strip()]
+            i += 2
+        elif word == "-insert_env" and i + 1 < len(argv):
+            key, _, value = argv[i + 1].partition("=")
+            opts["insert_env"][key.strip()] = value
+            i += 2
         elif word in valued:
             i += 2
         else:
             i += 1
     if not opts["dag"]:
         raise GridError("gridtools dagman: -Dag DAGFILE is required", 1)
+    if opts["load_save"] and opts["do_recovery"]:
+        raise GridError("Error: Cannot run DAG from a save file in recovery mode.", 1)
     opts["dag"] = opts["dags"][0]          # several DAG files run as one, named by the first
     opts["lockfile"] = opts["lockfile"] or opts["dag"] + ".lock"
+    # what nested DAGs get (as the command line gave it, before any configuration)
+    from gridtools.cli.condor.submit_dag import DEEP
+    opts["inherit"] = {name: opts[name] for name in DEEP}
     return opts
 
 
@@ -415,6 +457,10 @@ def load(dag_file, opts, log):
         opts["rescue_run"] = True
         return dag
     number = opts["rescue_from"]
+    if number:                  # the rescue DAGs numbered above it are renamed, as DAGMan's are
+        from gridtools.cli.condor.submit_dag import _rename_rescues
+        log(f"Renaming rescue DAGs newer than number {number}")
+        _rename_rescues(base, after=number)
     if not number and opts["auto_rescue"]:
         from gridtools.cli.condor.submit_dag import own_files
         folder = _folder(dag_file)
@@ -587,8 +633,10 @@ def _lock(opts, log):
     for path in (opts["lockfile"], opts["dag"] + ".nodes.log"):
         if remove_planted(path):        # (another user's, in a folder of the DAG's owner)
             log(f"WARNING: removed {path}, which was not a file of this DAG's owner")
+    # -DoRecov: the run began at the nodes log's start (a later takeover reads it all too)
+    since = 0 if opts.get("do_recovery") else _size(opts["dag"] + ".nodes.log")
     try:
-        lock, holder = daglock.take(opts["lockfile"], own_job_id(), _size(opts["dag"] + ".nodes.log"))
+        lock, holder = daglock.take(opts["lockfile"], own_job_id(), since)
     except GridError as exc:
         text = f"ERROR: {exc}; this DAG manager ends without running {opts['dag']}"
         log.error(text)
@@ -599,6 +647,9 @@ def _lock(opts, log):
             log(f"Lock file {opts['lockfile']} names manager pid {holder.pid}, which is gone: "
                 "taking it over; running in recovery mode")
             return lock, holder.since
+        if opts.get("do_recovery"):
+            log("Running in recovery mode because -DoRecovery flag was specified")
+            return lock, 0
         return lock, None
     if holder is None:
         who = "pid unknown"

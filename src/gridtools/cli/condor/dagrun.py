@@ -585,7 +585,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         path = os.path.join(cwd, node.submit_file)
         inline = description_of(self.dag, node)
         if node.kind is NodeKind.SUBDAG:
-            path, text = self._subdag(name, path)
+            path, text = self._subdag(name, path, self._priority(node))
         elif inline is not None:            # (before a file of the same name, as DAGMan)
             path, text = node.submit_file or f"{name}-InlineDesc", with_queue(inline)
         else:
@@ -598,9 +598,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             extra["JobNotification"] = 0        # never: DAGMAN_SUPPRESS_NOTIFICATION
         if node.kind is NodeKind.SERVICE:
             extra["DAGLifetimeJob"] = True
-        prio = int(node.priority or 0)
-        if self.opts.get("priority"):           # -priority: the least JobPrio of the node jobs
-            prio = max(prio, int(self.opts["priority"]))
+        prio = self._priority(node)
         if prio:
             extra["JobPrio"] = prio
         retry = self.attempts.get(name, 1) - 1
@@ -627,11 +625,21 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                                      late=node.kind is not NodeKind.SUBDAG,
                                      one_proc=bool(self.opts.get("prohibit_multi_jobs")))
 
-    def _subdag(self, name, dag):
+    def _priority(self, node):
+        """The JobPrio of a node's jobs: its PRIORITY, at least -priority."""
+        prio = int(node.priority or 0)
+        if self.opts.get("priority"):           # -priority: the least JobPrio of the node jobs
+            prio = max(prio, int(self.opts["priority"]))
+        return prio
+
+    def _subdag(self, name, dag, priority=0):
         """(submit file, its text) of a SUBDAG EXTERNAL node: a DAG manager job of its
         own for the inner DAG file, written as condor_submit_dag -no_submit writes it
         (the node is done when that DAG succeeds); with DAGMAN_GENERATE_SUBDAG_SUBMITS
-        False, the one there (none: the submission fails)."""
+        False, the one there (none: the submission fails). The inner DAG gets the options
+        this DAG's command line passes on (``submit_dag.DEEP``: -AutoRescue, -DoRescueFrom,
+        -outfile_dir, ...; -force on the node's first attempt only) and the node's priority
+        as its -priority; not -maxjobs and the other throttles, which are this DAG's own."""
         from gridtools.cli.condor import submit_dag
         sub = submit_dag.files_of(dag)["sub"]
         if not self.opts.get("generate_subdag_submits", True):      # -do_recurse wrote it
@@ -640,10 +648,13 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             with open(sub, encoding="utf-8", errors="replace") as fh:
                 return sub, fh.read()
         parsed = submit_dag.check_dag(dag)
-        opts = submit_dag.Options()
-        opts.maxjobs = str(self.opts.get("maxjobs") or 0)
-        opts.use_dag_dir = True             # (a sub-DAG's paths: from its folder, as before)
+        deep = dict(self.opts.get("inherit") or {})
+        first = self.attempts.get(name, 1) <= 1
+        deep["force"] = bool(deep.get("force")) and first
+        opts = submit_dag.sub_options(deep, priority)
         submit_dag.check_options(opts, dag, parsed)         # its own CONFIG file
+        if opts.force:
+            submit_dag.force_nested(dag, opts.outfile_dir)
         text = submit_dag.submit_description(opts, dag, parsed)
         from gridtools.ownfiles import open_text
         with open_text(sub) as fh:

@@ -5,7 +5,8 @@
                       [-config FILE] [-outfile_dir DIR] [-append CMD]
                       [-insert_sub_file FILE] [-import_env] [-maxidle N] [-maxpre N]
                       [-maxpost N] [-AlwaysRunPost] [-priority N] [-DumpRescue]
-                      [-suppress_notification] [-do_recurse] [-debug N] DAGFILE
+                      [-suppress_notification] [-do_recurse] [-debug N] [-DoRecovery]
+                      [-MaxHold N] [-SubmitMethod N] DAGFILE
 
 Several DAG files run as one DAG, named after the first (``check_dags``).
 The DAG file is read and checked first (``formats.condor.dag``: JOB,
@@ -19,7 +20,14 @@ submitted like any job (it holds no slot) and shows in condor_q.
 When a rescue DAG (``DAGFILE.rescueNNN``) exists, the newest one is used
 and the DAG resumes where it stopped; otherwise files a previous run left
 are an error unless ``-f`` is given, which overwrites them and renames
-rescue DAGs to ``*.old``. Messages and layout follow HTCondor's.
+rescue DAGs to ``*.old`` (the manager renames those numbered above the one
+-DoRescueFrom names when it starts). Messages and layout follow HTCondor's.
+
+A SUBDAG EXTERNAL node's DAG gets the options HTCondor's condor_submit_dag passes
+on to nested DAGs (``DEEP``: -AutoRescue, -DoRescueFrom, -outfile_dir,
+-notification, -import_env, -include_env, -insert_env, -suppress_notification,
+-do_recurse, -force), not the throttles -maxjobs, -maxidle, -maxpre and -maxpost,
+which are the top DAG's own (``sub_options``).
 """
 
 import os
@@ -42,12 +50,16 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
     -maxjobs <number>   (maximum number of job clusters submitted at once)
     -maxpre <number>    (maximum number of PRE scripts to run at once)
     -maxpost <number>   (maximum number of POST scripts to run at once)
+    -MaxHold <number>   (accepted: maximum number of HOLD scripts to run at once)
     -AlwaysRunPost      (run POST scripts even if PRE script fails)
     -DontAlwaysRunPost  (don't run POST scripts if PRE script fails; the default)
     -priority <priority> (the minimum JobPrio of the DAG's node jobs)
     -suppress_notification (node jobs send no e-mail)
     -dont_suppress_notification (node jobs send e-mail as their submit files say; the default)
     -DumpRescue         (the DAG manager writes a rescue DAG and exits at once)
+    -DoRecovery         (the DAG manager starts in recovery mode: what the nodes log
+                         says of the nodes' jobs is taken)
+    -SubmitMethod <value> (accepted: the manager always submits the node jobs itself)
     -debug <level>      (accepted: the manager's log has the same lines at every level)
     -dagman <path>      (accepted and not used: the manager is always gridtools dagman)
     -do_recurse         (write the submit files of SUBDAG EXTERNAL DAGs now)
@@ -88,7 +100,9 @@ _OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_
             "suppress_notification": ("suppress_notification", False),
             "dont_suppress_notification": ("dont_suppress_notification", False),
             "dumprescue": ("dump_rescue", False), "dagman": ("dagman", True), "debug": ("debug", True),
-            "do_recurse": ("do_recurse", False), "no_recurse": ("no_recurse", False)}
+            "do_recurse": ("do_recurse", False), "no_recurse": ("no_recurse", False),
+            "dorecovery": ("do_recovery", False), "maxhold": ("maxhold", True),
+            "submitmethod": ("submit_method", True)}
 
 
 class Options:
@@ -107,7 +121,9 @@ class Options:
         self.always_run_post = None     # -AlwaysRunPost / -DontAlwaysRunPost: the last one given
         self.priority = "0"
         self.suppress_notification = None   # -suppress_notification / -dont_...: the last one
-        self.dump_rescue = self.do_recurse = False
+        self.dump_rescue = self.do_recurse = self.do_recovery = False
+        self.maxhold = "0"              # -MaxHold N: accepted, not passed on (as HTCondor 24's)
+        self.submit_method = ""         # -SubmitMethod N: accepted, not used
         self.dagman = ""                # -dagman PATH: accepted, not used (see the man page)
         self.debug = None               # -debug LEVEL, passed to the manager
         self.appends = []               # -append commands, in order
@@ -121,12 +137,13 @@ class Options:
 _FULL = {name.lower(): name for name in (
     "-AllowVersionMismatch", "-AlwaysRunPost", "-Append", "-AutoRescue", "-Batch-Name", "-Config", "-DAGMan",
     "-Debug", "-do_recurse", "-dont_suppress_notification", "-DontAlwaysRunPost", "-DoRescueFrom",
-    "-DumpRescue", "-Force", "-import_env", "-include_env", "-insert_env", "-insert_sub_file", "-load_save",
-    "-MaxIdle", "-MaxJobs", "-MaxPost", "-MaxPre", "-no_recurse", "-no_submit", "-Notification",
-    "-outfile_dir", "-Priority", "-Remote", "-suppress_notification", "-update_submit", "-UseDagDir",
+    "-DoRecovery", "-DumpRescue", "-Force", "-import_env", "-include_env", "-insert_env", "-insert_sub_file", "-load_save",
+    "-MaxHold", "-MaxIdle", "-MaxJobs", "-MaxPost", "-MaxPre", "-no_recurse", "-no_submit", "-Notification",
+    "-outfile_dir", "-Priority", "-Remote", "-SubmitMethod", "-suppress_notification", "-update_submit", "-UseDagDir",
     "-Verbose")}
 #: the options whose value is a number
-_NUMBERS = ("maxjobs", "rescue_from", "auto_rescue", "maxidle", "maxpre", "maxpost", "priority", "debug")
+_NUMBERS = ("maxjobs", "rescue_from", "auto_rescue", "maxidle", "maxpre", "maxpost", "priority", "debug",
+            "maxhold", "submit_method")
 
 
 def parse_args(argv):
@@ -172,12 +189,51 @@ def parse_args(argv):
     if opts.debug is not None and not opts.debug.strip().isdigit():
         raise UsageError("Error: -debug (-Debug) additional argument required to be a integer")
     for name, flag in (("maxjobs", "MaxJobs"), ("rescue_from", "DoRescueFrom"), ("auto_rescue", "AutoRescue"),
-                       ("maxidle", "MaxIdle"), ("maxpre", "MaxPre"), ("maxpost", "MaxPost")):
+                       ("maxidle", "MaxIdle"), ("maxpre", "MaxPre"), ("maxpost", "MaxPost"),
+                       ("maxhold", "MaxHold")):
         if not str(getattr(opts, name)).strip().isdigit():       # (a negative number is none here)
             raise UsageError(f"Error: -{flag.lower()} (-{flag}) additional argument required to be a integer")
         setattr(opts, name, str(getattr(opts, name)).strip())
     opts.priority = opts.priority.strip()
+    opts.submit_method = opts.submit_method.strip()
     return opts
+
+
+#: the options a nested DAG (SUBDAG EXTERNAL) gets from the DAG it is in, as HTCondor's
+#: DAGMan's deep options; the others (-maxjobs, -maxidle, -maxpre, -maxpost, -priority,
+#: -config, ...) are the DAG's own
+DEEP = ("auto_rescue", "rescue_from", "outfile_dir", "notification", "import_env", "include_env",
+        "insert_env", "suppress_notification", "do_recurse", "force")
+
+
+def deep_of(opts):
+    """{name: value} of the DEEP options of condor_submit_dag's Options."""
+    return {name: getattr(opts, name) for name in DEEP}
+
+
+def sub_options(deep, priority=0):
+    """The Options of a nested DAG's submit file, as HTCondor's DAGMan runs
+    ``condor_submit_dag -no_submit -update_submit [-Priority P]`` with its deep options
+    on it: ``deep`` (``deep_of``, or the manager's ``inherit``), the node's priority (the
+    least JobPrio of the nested DAG's node jobs); a nested DAG's paths are relative to
+    its own folder."""
+    opts = Options()
+    opts.use_dag_dir = True
+    for name, value in deep.items():
+        if name in DEEP and value is not None:
+            setattr(opts, name, str(value) if name in ("auto_rescue", "rescue_from") else value)
+    opts.priority = str(int(priority or 0))
+    return opts
+
+
+def force_nested(dag, outfile_dir=""):
+    """-force on a nested DAG (its first run): the files of a run before this one go
+    and its rescue DAGs are renamed to ``*.old``, as condor_submit_dag -force does."""
+    from gridtools.formats.condor.dagstate import rescue_base
+    files = files_of(dag, outfile_dir)
+    for key in ("log", "lib_out", "lib_err"):
+        _unlink(files[key])
+    _rename_rescues(rescue_base(dag, False))
 
 
 def _add_env(opts, attr, value):
@@ -300,10 +356,9 @@ def prepare(opts, dag, err):
         from gridtools.formats.condor.dagstate import rescue_name
         name = rescue_name(base, int(opts.rescue_from))
         if not os.path.exists(name):
-            err.write(f"ERROR: -dorescuefrom {opts.rescue_from} specified, but rescue DAG file {name} "
+            err.write(f"-dorescuefrom {opts.rescue_from} specified, but rescue DAG file {name} "
                       "does not exist!\n")
             return False
-        _rename_rescues(base, after=int(opts.rescue_from))    # later ones go, as DAGMan's do
     if opts.force:
         for key in ("sub", "log", "lib_out", "lib_err"):
             _unlink(files[key])
@@ -399,10 +454,11 @@ def _inserted(opts):
     return lines + list(getattr(opts, "appends", ()))
 
 
-def write_subdags(dag, parsed, maxjobs="0", seen=(), use_dag_dir=True):
+def write_subdags(dag, parsed, deep, priority="0", seen=(), use_dag_dir=True):
     """-do_recurse: check the DAG of each SUBDAG EXTERNAL node and write its submit file
     (``DAGFILE.condor.sub``), and so on down, before the DAG is submitted; the paths
-    written, in order. A DAG that names itself again below is left out. The nodes' paths
+    written, in order. Each gets the ``deep`` options (``deep_of``) and the top DAG's
+    -priority, as HTCondor's. A DAG that names itself again below is left out. The nodes' paths
     are relative to the DAG file's folder, or with ``use_dag_dir`` false (the top DAG of
     a condor_submit_dag without -usedagdir) to the current one."""
     from gridtools.formats.condor.dag import NodeKind
@@ -415,10 +471,11 @@ def write_subdags(dag, parsed, maxjobs="0", seen=(), use_dag_dir=True):
         if os.path.realpath(path) in seen:
             continue
         inner = check_dag(path)
-        opts = Options()
-        opts.maxjobs, opts.use_dag_dir = maxjobs, True     # (a sub-DAG's paths: from its folder)
+        opts = sub_options(deep, priority)
         check_options(opts, path, inner)
-        written += write_subdags(path, inner, maxjobs, tuple(seen) + (os.path.realpath(dag),))
+        if opts.force:
+            force_nested(path, opts.outfile_dir)
+        written += write_subdags(path, inner, deep, priority, tuple(seen) + (os.path.realpath(dag),))
         from gridtools.ownfiles import open_text
         with open_text(files_of(path)["sub"]) as fh:
             fh.write(submit_description(opts, path, inner))
@@ -433,7 +490,7 @@ def submit_one(opts, dag, out, err):
     if not prepare(opts, dag, err):
         return 1
     if opts.do_recurse:
-        write_subdags(dag, parsed, opts.maxjobs, use_dag_dir=opts.use_dag_dir)
+        write_subdags(dag, parsed, deep_of(opts), opts.priority, use_dag_dir=opts.use_dag_dir)
     files = files_of(dag, opts.outfile_dir)
     text = submit_description(opts, dag, parsed)
     from gridtools.ownfiles import open_text

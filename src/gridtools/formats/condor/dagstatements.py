@@ -25,6 +25,8 @@ def _retry(dag, number, words, _line, _splices):
     if len(words) < 3:
         raise _error(dag, number, "expected RETRY name count [UNLESS-EXIT value]")
     count = _int(dag, number, words[2], "retry count")
+    if count < 0:
+        raise _error(dag, number, f"Invalid Retry value \"{count}\" (cannot be negative)")
     unless = None
     if len(words) >= 5 and words[3].upper() == "UNLESS-EXIT":
         unless = _int(dag, number, words[4], "UNLESS-EXIT value")
