@@ -88,8 +88,10 @@ def test_qrsub_duration_0_is_no_duration(cell, args):
 
 
 @pytest.mark.parametrize("args, err", [
-    (["-a", "1301", "-d", "600"], 'qrsub: ERROR! Wrong date/time format "1301" specified to -a option\n'),
-    (["-e", "1301", "-d", "600"], 'qrsub: ERROR! Wrong date/time format "1301" specified to -a option\n'),
+    (["-a", "1301", "-d", "600"], '\nInvalid format of date/hour-minute field.\n'
+                                  'qrsub: ERROR! Wrong date/time format "1301" specified to -a option\n'),
+    (["-e", "1301", "-d", "600"], '\nInvalid format of date/hour-minute field.\n'
+                                  'qrsub: ERROR! Wrong date/time format "1301" specified to -a option\n'),
     (["-d", "0:10"], 'qrsub: ERROR! Wrong time format "0:10" specified to -d option\n'),
     (["-d", "1:0:0", "-w", "p"], 'qrsub: invalid option argument "-w p"\n'),
     (["-d", "1:0:0", "-w", "n"], 'qrsub: invalid option argument "-w n"\n'),
@@ -105,7 +107,8 @@ def test_qrsub_command_line_refusals(cell, args, err):
 def test_qsub_and_qalter_bad_date_time(cell, workdir):
     proc = cell.qsub("-a", "1301", "-b", "y", "true", cwd=workdir)
     assert proc.returncode != 0 and proc.stdout == ""
-    assert proc.stderr == 'qsub: ERROR! Wrong date/time format "1301" specified to -a option\n'
+    assert proc.stderr == '\nInvalid format of date/hour-minute field.\n' \
+        'qsub: ERROR! Wrong date/time format "1301" specified to -a option\n'
     jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
     alter = cell.run("qalter", "-a", "1301", str(jid))
     assert alter.returncode != 0

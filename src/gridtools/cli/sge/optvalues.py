@@ -81,32 +81,48 @@ def parse_task_concurrency(text):
 
 
 def parse_datetime(text, now=None, opt="-a"):
-    """Grid Engine's ``[[CC]YY]MMDDhhmm[.SS]`` as epoch seconds (local time); a bad one
-    is refused with Grid Engine's sentence, "ERROR! " included."""
-    bad = fail(f'ERROR! Wrong date/time format "{text}" specified to {opt} option')
+    """Grid Engine's ``[[CC]YY]MMDDhhmm[.SS]`` as epoch seconds (local time): a two-digit
+    year below 70 is 20YY, else 19YY, as Grid Engine reads it. A bad one is refused with
+    Grid Engine's sentence, "ERROR! " included, after the line that says what is wrong
+    (written to standard error first, as Grid Engine's parser writes it)."""
     body, _, secs = text.partition(".")
-    if not is_uint(body) or len(body) not in (8, 10, 12) or (secs and not is_uint(secs)):
-        raise bad
-    lt = time.localtime(now if now is not None else time.time())
-    year = lt.tm_year
-    if len(body) == 12:
-        year, body = int(body[:4]), body[4:]
-    elif len(body) == 10:
-        year, body = 2000 + int(body[:2]), body[2:]
-    month, day, hour, minute = (int(body[i:i + 2]) for i in range(0, 8, 2))
-    sec = int(secs) if secs else 0
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and sec < 62
-            and 1970 <= year <= 9999):
-        raise bad
-    try:
-        moment = time.mktime((year, month, day, hour, minute, sec, 0, 0, -1))
-    except (OverflowError, ValueError):
-        raise bad from None
-    if year == 9999:                    # (the last moment a job may name: its last day but one)
-        from gridtools.formats.jobcheck import MAX_MOMENT
-        if moment > MAX_MOMENT:
-            raise bad
-    return moment
+    why = None
+    if secs and len(secs) != 2:
+        why = "Invalid format of seconds field."
+    elif len(body) not in (8, 10, 12):
+        why = "Invalid format of date/hour-minute field."
+    elif is_uint(body) and (not secs or is_uint(secs)):
+        lt = time.localtime(now if now is not None else time.time())
+        year = lt.tm_year
+        if len(body) == 12:
+            year, body = int(body[:4]), body[4:]
+        elif len(body) == 10:
+            year, body = int(body[:2]), body[2:]
+            year += 2000 if year < 70 else 1900
+        month, day, hour, minute = (int(body[i:i + 2]) for i in range(0, 8, 2))
+        sec = int(secs) if secs else 0
+        why = "Invalid month specification." if not 1 <= month <= 12 else \
+            "Invalid day specification." if not 1 <= day <= 31 else \
+            "Invalid hour specification." if hour > 23 else \
+            "Invalid minute specification." if minute > 59 else \
+            "Invalid seconds specification." if sec > 59 else None
+        if why is None:
+            try:
+                moment = time.mktime((year, month, day, hour, minute, sec, 0, 0, -1)) if year <= 9999 else -1
+            except (OverflowError, ValueError):
+                moment = -1
+            if moment < 0:
+                why = "Couldn't generate date from input. Perhaps a date before 1970 was specified."
+            elif year == 9999:          # (the last moment a job may name: its last day but one)
+                from gridtools.formats.jobcheck import MAX_MOMENT
+                if moment <= MAX_MOMENT:
+                    return moment
+            else:
+                return moment
+    if why is not None:
+        import sys
+        sys.stderr.write(f"\n{why}\n")
+    raise fail(f'ERROR! Wrong date/time format "{text}" specified to {opt} option')
 
 
 def _range_number(text, whole):
