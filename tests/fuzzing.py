@@ -153,6 +153,8 @@ def check(target, data):
         target.call(data)
     except GridError as exc:
         text = str(exc)
+        if not text and type(exc).__name__ == "UsageError":
+            return None             # (the usage alone, as Grid Engine's qacct and HTCondor's tools give it)
         if not text.strip() or "\n" in text.strip():
             return Finding(target.name, data, f"{type(exc).__name__} not one line: {text!r}")
     except RecursionError:
@@ -553,6 +555,10 @@ def changed(before, after):
     return found
 
 
+#: commands that answer a bad option with their usage alone, as Grid Engine's qacct does
+USAGE_ALONE = ("qacct",)
+
+
 def judge(argv, code, out, err, usage, difference):
     """None when a command ran as it should: no traceback; a refusal says why in a line
     of its own (besides usage text and Grid Engine's "Exiting."); a refusal that
@@ -562,12 +568,14 @@ def judge(argv, code, out, err, usage, difference):
     if code == 0:
         return None
     lines = [line for line in err.splitlines() if line.strip() and line not in usage and line != "Exiting."]
-    if not lines and not out.strip():
+    if not lines and not out.strip() and not (argv[0] in USAGE_ALONE and err.strip()):
         return f"exit {code} without an error line"
     if argv[0] == "qsub" and len(lines) != 1 and not lines[-1].startswith("verification: ") \
-            and not all(line.startswith("qsub: Unknown option ") for line in lines):
+            and not all(line.startswith("qsub: Unknown option ") for line in lines) \
+            and not (len(lines) == 2 and "Wrong date/time format" in lines[1]):
         # (-w v and -w p list the reasons the job cannot run, then their verdict; the
-        # options qsub does not take are named a line each)
+        # options qsub does not take are named a line each; a bad date is said what is
+        # wrong with first)
         return f"qsub refused with {len(lines)} lines: {lines!r}"
     done = [line for line in lines if _DONE.match(line)]     # (qconf says what it did on stderr)
     if not out.strip() and not done and difference:
