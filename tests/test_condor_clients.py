@@ -83,7 +83,7 @@ def test_dask_jobqueue_command_lines(cell, workdir):
     assert cell.run("condor_rm", job_id).returncode == 0
     wait_for(lambda: job_id not in statuses(cell, job_id))
     empty = cell.run("condor_rm", "-all")
-    assert empty.returncode == 0 and empty.stderr == "There are no jobs in the queue\n"
+    assert empty.returncode == 0 and empty.stderr == "condor_rm:0:There are no jobs in the queue\n"
 
 
 def test_parsl_command_lines(cell, workdir):

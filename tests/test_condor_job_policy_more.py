@@ -166,7 +166,7 @@ def test_system_max_releases_refuses_a_users_release_past_it(cell, workdir, user
     assert refused.returncode == 1
     assert refused.stderr == f"Job {jid} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit\n"
     whole = cell.run("condor_release", str(cluster), user=user)
-    assert whole.returncode == 1 and whole.stderr == f"Couldn't find/release all jobs in cluster {cluster}\n"
+    assert whole.returncode == 1 and whole.stderr == f"\nCouldn't find/release all jobs in cluster {cluster}\n"
     assert statuses(cell, jid) == {jid: 5}
     assert cell.run("condor_release", jid).stdout == f"Job {jid} released\n"      # (root)
     assert cell.run("condor_rm", jid).returncode == 0

@@ -18,10 +18,10 @@ def test_rm_messages_and_exit_codes(cell, workdir):
     rest = cell.run("condor_rm", str(cluster))
     assert rest.stdout == f"All jobs in cluster {cluster} have been marked for removal\n" and rest.returncode == 0
     empty = cell.run("condor_rm", str(cluster))                # nothing in the queue: no error
-    assert empty.returncode == 0 and empty.stderr == "There are no jobs in the queue\n"
+    assert empty.returncode == 0 and empty.stderr == "condor_rm:0:There are no jobs in the queue\n"
     other = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, name="o.sub")
     again = cell.run("condor_rm", str(cluster))
-    assert again.returncode == 1 and again.stderr == f"Couldn't find/remove all jobs in cluster {cluster}\n"
+    assert again.returncode == 1 and again.stderr == f"\nCouldn't find/remove all jobs in cluster {cluster}\n"
     assert set(statuses(cell, str(other))) == {f"{other}.0"}
     none = cell.run("condor_rm")
     assert none.returncode == 1 and none.stderr.startswith("You did not specify any jobs\n")
@@ -37,7 +37,7 @@ def test_totals_and_cluster_zero(cell, workdir):
     assert by_id.stdout == ("1 Succeeded, 0 Failed, 1 Not Found, 0 Bad Status, 0 Already Done, "
                             f"0 Permission Denied\nJob {a}.0 marked for removal\n")
     held = cell.run("condor_hold", "-tot", str(b))
-    assert held.returncode == 1 and held.stderr == f"Couldn't find/hold all jobs in cluster {b}\n"
+    assert held.returncode == 1 and held.stderr == f"\nCouldn't find/hold all jobs in cluster {b}\n"
     assert held.stdout == "0 Succeeded, 0 Failed, 0 Not Found, 0 Bad Status, 2 Already Done, 0 Permission Denied\n"
     released = cell.run("condor_release", "0", str(b))
     assert released.stderr == "Invalid cluster # from 0.\n" and released.returncode == 1
@@ -146,9 +146,8 @@ def test_parsl_cancel_of_a_running_job_without_leave_in_queue_exits_0(cell, work
                              f"Job {jid} removed locally (remote state unknown)\n")
     wait_events(os.path.join(workdir, "p.log"), jid, [0, 1, 9])
     wait_for(lambda: not statuses(cell, jid))
-    again = cell.run("condor_rm", "-forcex", jid)              # (gone already: forced out, no error)
-    assert (again.returncode, again.stdout, again.stderr) == \
-        (0, f"Job {jid} removed locally (remote state unknown)\n", "")
+    again = cell.run("condor_rm", "-forcex", jid)              # (forced out already: not found)
+    assert (again.returncode, again.stdout, again.stderr) == (1, "", f"Job {jid} not found\n")
     # (the final ad is written to the history after the status that shows the job gone)
     wait_for(lambda: cell.run("condor_history", jid, "-af", "JobStatus").stdout)
     assert cell.run("condor_history", jid, "-af", "JobStatus").stdout == "3\n"
@@ -157,7 +156,8 @@ def test_parsl_cancel_of_a_running_job_without_leave_in_queue_exits_0(cell, work
 def test_parsl_cancel_of_waiting_and_held_jobs_exits_0(cell, workdir):
     """condor_rm takes a waiting or held job out of the queue at once; the -forcex that
     parsl's cancel runs next (only its exit status counts) succeeds for the removed jobs,
-    and fails for an id that never was or a job that ended without being removed."""
+    and fails for an id that never was, a job forced out before, or a job that ended
+    without being removed."""
     idle = submit(cell, SLEEP + "requirements = False\nqueue\n", cwd=workdir)
     held = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, name="h.sub")
     wait_status(cell, f"{idle}.0", 1)
@@ -168,8 +168,8 @@ def test_parsl_cancel_of_waiting_and_held_jobs_exits_0(cell, workdir):
     assert cancel.stdout == "".join(f"Job {j} marked for removal\n" for j in ids.split()) + \
         "".join(f"Job {j} removed locally (remote state unknown)\n" for j in ids.split())
     assert not statuses(cell, str(idle), str(held))
-    never = cell.run("condor_rm", "-forcex", f"{idle}.0", "99999.0")
-    assert (never.returncode, never.stderr) == (1, "Job 99999.0 not found\n")
+    never = cell.run("condor_rm", "-forcex", f"{idle}.0", "99999.0")      # (forced out already)
+    assert (never.returncode, never.stderr) == (1, f"Job {idle}.0 not found\nJob 99999.0 not found\n")
     done = submit(cell, "executable = /bin/true\nqueue\n", cwd=workdir, name="d.sub")
     wait_for(lambda: cell.run("condor_history", f"{done}.0", "-af", "JobStatus").stdout == "4\n")
     ended = cell.run("condor_rm", "-forcex", f"{done}.0")

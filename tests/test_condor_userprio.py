@@ -75,7 +75,7 @@ def test_wrong_edits(cell):
     proc = userprio(cell, "-setfactor", "gtbob@example.org", "0.5", code=1)
     assert proc.stderr == "Priority factors must be greater than or equal to 1.\n"
     proc = userprio(cell, "-setfactor", "gtbob@example.org", code=1)
-    assert "requires another parameter" in proc.stderr
+    assert proc.stderr.startswith("usage: condor_userprio [options]")
     # no number beyond a float's or a clock's reach is stored: the listing would break for all
     for op, value, why in (("-setprio", "1e309", "is not a finite number"),
                            ("-setaccum", "inf", "is not a finite number"),

@@ -37,6 +37,7 @@ COMMANDS = {
     "condor_rm": "condor.act",
     "condor_hold": "condor.act",
     "condor_release": "condor.act",
+    "condor_vacate_job": "condor.act",
     "condor_prio": "condor.edit",
     "condor_qedit": "condor.edit",
     "condor_history": "condor.history",
@@ -75,7 +76,7 @@ REPORT_AFTER = frozenset({"qsub", "condor_submit", "qrsub", "condor_submit_dag"}
 #: make the cell, and say so themselves)
 ON_THE_QUEUE = frozenset({"qstat", "qselect", "qhost", "qquota", "qdel", "qhold", "qrls", "qalter", "qmod",
                           "qrstat", "qrdel", "condor_q", "condor_status", "condor_rm", "condor_hold",
-                          "condor_release", "condor_prio", "condor_qedit", "condor_userprio", "sge_share_mon"})
+                          "condor_release", "condor_vacate_job", "condor_prio", "condor_qedit", "condor_userprio", "sge_share_mon"})
 
 
 #: the commands of the cell's records, which read another file instead when given one

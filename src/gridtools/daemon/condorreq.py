@@ -1,11 +1,11 @@
 """Requests of the HTCondor commands: condor_rm, condor_hold and condor_release,
-condor_qedit and condor_prio.
+condor_vacate_job, condor_qedit and condor_prio.
 
 Each names target jobs as ``{"id", "tasks"}`` (proc P is task P+1) and is
 answered, per target, with the task numbers the request acted on (``done``)
 and those it could not act on: ``missing`` (not in the queue), ``bad`` (not
 in a state the action applies to: releasing a task that is not held, forcing
-out one that is not being removed), ``already`` (held, or marked for
+out one that is not being removed, vacating one that is not running), ``already`` (held, or marked for
 removal, already), or ``denied`` for the whole target. Rights are checked
 again here: a user acts on their own jobs, operators on all.
 """
@@ -155,24 +155,39 @@ def _remove(state, dispatcher, job, target, now, reason):
 def _force(state, dispatcher, job, target, now):
     """condor_rm -forcex: a task in the removed state (X) is forced out; one that was
     removed already and has left the queue (a waiting job condor_rm took out at once, a
-    running one whose processes are gone, or one forced out before) counts as forced out
-    too: -forcex after condor_rm (parsl's cancel) succeeds once the jobs are gone. A
-    task that ended without being removed is not found."""
+    running one whose processes are gone) counts as forced out too, once: -forcex after
+    condor_rm (parsl's cancel, which goes by its exit status) succeeds once the jobs are
+    gone, also for jobs without leave_in_queue. A task forced out before, or one that
+    ended without being removed, is not found (it has left HTCondor's queue)."""
     done, bad, missing = [], [], []
     for number in _numbers(job, target):
-        if apply.condor_force_out(state, dispatcher, job, number, now):
+        if ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("forced"):
+            missing.append(number)
+        elif apply.condor_force_out(state, dispatcher, job, number, now):
             done.append(number)
+            _forced(state, job, number)
         elif job.state_of(number) is TaskState.FINISHED and number not in (job.condor.get("kept") or ()):
-            (done if _was_removed(job, number) else missing).append(number)
+            if _was_removed(job, number):
+                done.append(number)
+                _forced(state, job, number)
+            else:
+                missing.append(number)
         else:
             bad.append(number)
     return _answer(target, done=done, bad=bad, gone=missing)
 
 
 def _was_removed(job, number):
-    """True for an ended task that condor_rm, qdel or a periodic remove took out."""
+    """True for an ended task that condor_rm, qdel or a periodic remove took out and that
+    no -forcex has forced out yet."""
     info = (job.condor.get("tasks") or {}).get(str(number)) or {}
-    return bool(info.get("removed") or info.get("gone"))
+    return bool(info.get("removed") or info.get("gone")) and not info.get("forced")
+
+
+def _forced(state, job, number):
+    """Note that -forcex has taken task ``number`` out: a later one does not find it."""
+    condorjob.task_info(job, number)["forced"] = True
+    state.touch(job)
 
 
 # ---------------------------------------------------------------- condor_hold, condor_release
@@ -243,6 +258,33 @@ def _over_releases(job, number, limit):
     if ad.eval("JobStatus") != JobStatus.HELD or "NumHolds" not in ad:
         return False
     return (condorpolicy.as_integer(ad.eval("NumHolds")) or 0) > limit
+
+
+# ---------------------------------------------------------------- condor_vacate_job
+
+def vacate_job(state, dispatcher, req, now):
+    """condor_vacate_job: each running task named is evicted and waits to run again (event
+    004 in its user log), gracefully (its soft kill signal), or with ``fast`` by SIGKILL
+    at once. A task that is not running (waiting, held, suspended, being removed) is
+    ``bad``, as HTCondor's schedd vacates only running jobs."""
+    fast = bool(req.body.get("fast"))
+    why = f"vacated by condor_vacate_job{' -fast' if fast else ''} (by user {user_name(req.uid)})"
+
+    def act(job, target):
+        done, bad, missing = [], [], []
+        for number in _numbers(job, target):
+            task = job.tasks.get(number)
+            st = job.state_of(number)
+            if st is TaskState.FINISHED:
+                missing.append(number)
+            elif (st is TaskState.RUNNING and task is not None and not task.suspended
+                  and not ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("vacating")
+                  and apply.vacate(state, dispatcher, job, task, why, hard=fast)):
+                done.append(number)
+            else:
+                bad.append(number)
+        return _answer(target, done=done, bad=bad, gone=missing)
+    return _for_each(state, req, act)
 
 
 # ---------------------------------------------------------------- condor_qedit, condor_prio

@@ -6,7 +6,8 @@ as the caller, before its handler sees it: condor_userprio's edits need
 ADMINISTRATOR at the NEGOTIATOR, condor_reconfig ADMINISTRATOR at the
 MASTER, condor_vacate ADMINISTRATOR at the STARTD, condor_checkpoint DAEMON
 at the STARTD (as HTCondor 24's startd asks of it), condor_off, condor_on and
-condor_restart ADMINISTRATOR at the MASTER (condor_preen too), condor_rm, condor_hold, condor_release, condor_qedit and condor_prio
+condor_restart ADMINISTRATOR at the MASTER (condor_preen too), condor_rm, condor_hold, condor_release,
+condor_vacate_job, condor_qedit and condor_prio
 WRITE at the SCHEDD (condor_reschedule too), and a request of the shared kinds (submit, delete, hold, alter,
 qmod) that says ``dialect: condor`` needs WRITE at the SCHEDD. Grid Engine's
 commands keep Grid Engine's rules (managers, operators, owners). A refusal
@@ -24,6 +25,7 @@ LEVELS = {"userprio": (Level.ADMINISTRATOR, "NEGOTIATOR"), "reconfig": (Level.AD
           "vacate": (Level.ADMINISTRATOR, "STARTD"), "checkpoint": (Level.DAEMON, "STARTD"),
           "daemon_ctl": (Level.ADMINISTRATOR, "MASTER"),
           "condor_rm": (Level.WRITE, "SCHEDD"), "condor_hold": (Level.WRITE, "SCHEDD"),
+          "condor_vacate_job": (Level.WRITE, "SCHEDD"),
           "condor_qedit": (Level.WRITE, "SCHEDD"), "reschedule": (Level.WRITE, "SCHEDD"),
           "preen": (Level.ADMINISTRATOR, "MASTER")}
 #: shared request kinds sent by an HTCondor command -> (level, daemon)

@@ -22,6 +22,7 @@ HANDLERS = {
     "pe_task": petask.start,
     "condor_rm": condorreq.remove,
     "condor_hold": condorreq.hold,
+    "condor_vacate_job": condorreq.vacate_job,
     "condor_qedit": condorreq.qedit,
     "userprio": condoradmin.userprio,
     "reconfig": condoradmin.reconfig,

@@ -142,6 +142,7 @@ BODIES = {
     "condor_rm": {"targets": _targets(), "force": jc.boolean, "reason": jc.optional(jc.line)},
     "condor_hold": {"targets": _targets(), "on": jc.boolean, "reason": jc.optional(jc.line),
                     "subcode": jc.optional(jc.integer(-2 ** 31, 2 ** 31 - 1))},
+    "condor_vacate_job": {"targets": _targets(), "fast": jc.boolean},
     "condor_qedit": {"targets": _targets(), "attrs": jc.mapping(jc.attr_name, jc.line, 64)},
     "userprio": {"op": jc.one_of("setfactor", "setprio", "resetusage", "resetall", "delete",
                                  "setaccum", "setbegin", "setlast", "setfloor", "setceiling"),

@@ -1,13 +1,17 @@
-"""condor_rm, condor_hold and condor_release: acting on jobs (HTCondor dialect).
+"""condor_rm, condor_hold, condor_release and condor_vacate_job: acting on jobs
+(HTCondor dialect).
 
-    condor_rm      [-forcex] [-reason TEXT] [-constraint EXPR] [-all] [-name SCHEDD]
-                   {cluster | cluster.proc | user} ...
-    condor_hold    [-reason TEXT] [-subcode N] ...
-    condor_release [-reason TEXT] ...
+    condor_rm         [-forcex] [-reason TEXT] [-constraint EXPR] [-all] [-name SCHEDD]
+                      {cluster | cluster.proc | user} ...
+    condor_hold       [-reason TEXT] [-subcode N] ...
+    condor_release    [-reason TEXT] ...
+    condor_vacate_job [-fast] ...
 
 Jobs are named as condor_q names them; a Grid Engine job is a cluster too.
-The daemon does the work (request kinds condor_rm and condor_hold, see
-daemon.condorreq) and answers what it did to each proc; the messages are
+A word that is neither ``cluster`` nor ``cluster.proc`` (digits, one dot
+between digits) names a user, as HTCondor's tools read it.
+The daemon does the work (request kinds condor_rm, condor_hold and
+condor_vacate_job, see daemon.condorreq) and answers what it did to each proc; the messages are
 HTCondor's: one line per ``cluster.proc`` named, one sentence for each
 other kind of selection (``All jobs in cluster 23 have been marked for
 removal``). The exit code is 1 when something named could not be acted on.
@@ -30,14 +34,17 @@ class Action:
     kind: str                 # request kind
     already: str = ""         # "Job C.P ..." when it was done already
     bad: str = ""             # "Job C.P ..." when the state does not allow it
+    deny: str = ""            # "Permission denied to ... job C.P" (the verb when not given)
 
 
 REMOVE = Action("remove", "marked for removal", "condor_rm", "already marked for removal")
 FORCEX = Action("remove", "removed locally (remote state unknown)", "condor_rm",
-                bad="not in `X' state to be forcibly removed")
+                bad="not in `X' state to be forcibly removed", deny="force removal of")
 HOLD = Action("hold", "held", "condor_hold", "already held")
 RELEASE = Action("release", "released", "condor_hold", bad="not held to be released")
-ACTIONS = {"condor_rm": REMOVE, "condor_hold": HOLD, "condor_release": RELEASE}
+VACATE = Action("vacate", "vacated", "condor_vacate_job", bad="not running to be vacated")
+VACATE_FAST = Action("fast-vacate", "fast-vacated", "condor_vacate_job", bad="not running to be fast-vacated")
+ACTIONS = {"condor_rm": REMOVE, "condor_hold": HOLD, "condor_release": RELEASE, "condor_vacate_job": VACATE}
 
 USAGE = """\
 Usage: {prog} [options] [constraints]
@@ -66,6 +73,7 @@ _EXTRA = {
     "condor_hold": "  -reason reason      Use the given HoldReason\n"
                    "  -subcode number     Set HoldReasonSubCode\n",
     "condor_release": "  -reason reason      Use the given ReleaseReason\n",
+    "condor_vacate_job": "  -fast               Use a fast vacate (hardkill)\n",
 }
 
 
@@ -75,6 +83,7 @@ class Options:
         self.words = []            # what was named, in order, for the messages
         self.all = False
         self.forcex = False
+        self.fast = False          # condor_vacate_job -fast
         self.reason = None
         self.subcode = None
         self.schedd = None
@@ -96,11 +105,12 @@ def parse_args(argv, prog):
     while args:
         arg = args.pop(0)
         if not arg.startswith("-"):
-            if _cluster_zero(arg):
+            job = _job_word(arg)
+            if job and _cluster_zero(arg):
                 sys.stderr.write(f"Invalid cluster # from {arg}.\n")
                 opts.bad_words = True
                 continue
-            opts.selection.add_word(arg)
+            opts.selection.add_word(arg, owners=not job)     # (any other word: a user name)
             opts.words.append(arg)
         elif arg.partition(":")[0] != "-" and _is(arg.partition(":")[0], "debug"):
             continue                       # (-debug[:categories]: there is no debugging log to show)
@@ -117,6 +127,10 @@ def parse_args(argv, prog):
             if prog != "condor_rm":
                 raise UsageError(lines("-forcex is only valid with condor_rm", *usage(prog).splitlines()), 1)
             opts.forcex = True
+        elif _is(arg, "fast", 1 if prog == "condor_vacate_job" else 2):
+            if prog != "condor_vacate_job":
+                raise UsageError(lines("-fast is only valid with condor_vacate_job", *usage(prog).splitlines()), 1)
+            opts.fast = True
         elif _is(arg, "constraint"):
             opts.selection.constraints.append(_value(args, arg, prog))
         elif _is(arg, "reason"):
@@ -139,10 +153,21 @@ def parse_args(argv, prog):
     return opts
 
 
+def _digits(text):
+    return all(c in "0123456789" for c in text)
+
+
+def _job_word(word):
+    """True when ``word`` is a job id: digits, or digits, a dot and digits (HTCondor's
+    str_isint and strict str_isreal); any other word names a user."""
+    head, dot, tail = word.partition(".")
+    return _digits(head) and (not dot or (head != "" and tail != "" and _digits(tail)))
+
+
 def _cluster_zero(word):
     """``0`` or ``0.N``: HTCondor numbers clusters from 1 and refuses the argument."""
-    head, dot, tail = word.partition(".")
-    return head.isdigit() and int(head) == 0 and (not dot or tail.isdigit())
+    head = word.partition(".")[0]
+    return not head or int(head) == 0
 
 
 def _value(args, arg, prog, dash_ok=False):
@@ -187,7 +212,8 @@ def main(argv, prog="condor_rm"):
                 sys.stderr.write("You did not specify any jobs\n")
             sys.stderr.write(usage(prog))           # (HTCondor's usage goes to stderr, -help's too)
             return 0 if opts.help else 1
-        action = FORCEX if opts.forcex and prog == "condor_rm" else ACTIONS[prog]
+        action = FORCEX if opts.forcex and prog == "condor_rm" else \
+            VACATE_FAST if opts.fast and prog == "condor_vacate_job" else ACTIONS[prog]
         return run(opts, prog, action)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
@@ -214,6 +240,8 @@ def run(opts, prog, action):
     code = 0
     sel = opts.selection
     if sel.ids:
+        if sel.constraints:
+            sys.stderr.write("Warning, -constraint is ignored for fully qualified job ids\n")
         code |= _by_ids(snap, sel.ids, action, opts, user)
     if sel.clusters or sel.users or sel.constraints or opts.all:
         code |= _by_constraint(snap, opts, action, user, prog)
@@ -231,6 +259,9 @@ def check_write():
 
 def _payload(action, opts, targets):
     body = {"targets": targets}
+    if action.kind == "condor_vacate_job":
+        body["fast"] = action is VACATE_FAST
+        return body                            # (a vacate has no reason)
     if action.kind == "condor_rm":
         body["force"] = action is FORCEX
     else:
@@ -293,7 +324,7 @@ _RESULT_CODES = {"failed": 0, "ok": 1, "missing": 2, "bad": 3, "already": 4, "de
 #: the line of a release SYSTEM_MAX_RELEASES refuses (AR_LIMIT_EXCEEDED)
 LIMIT_LINE = "Job {jid} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit"
 #: HTCondor's JobAction number of each action
-_JOB_ACTIONS = {"hold": 1, "release": 2, "remove": 3}
+_JOB_ACTIONS = {"hold": 1, "release": 2, "remove": 3, "vacate": 5, "fast-vacate": 6}
 
 
 def _result_ad(codes, action, acted, snap, user, totals=None):
@@ -341,7 +372,7 @@ def _id_line(answer, cluster, proc, action):
     if answer is None or answer.get("missing") or number in _expand(answer.get("gone")):
         return f"Job {jid} not found", "missing"
     if answer.get("denied"):
-        return f"Permission denied to {action.verb} job {jid}", "denied"
+        return f"Permission denied to {action.deny or action.verb} job {jid}", "denied"
     if number in _expand(answer.get("done")):
         return f"Job {jid} {action.past}", "ok"
     if number in _expand(answer.get("already")):
@@ -447,8 +478,10 @@ def _by_constraint(snap, opts, action, user, prog):
     if acted:
         sys.stdout.write(f"All jobs{words} have been {past}\n")
         return 0
+    # (HTCondor's tool prints its error stack first: the schedd's message, subsystem:code:
+    # text, when the queue is empty, which is no error; else an empty line)
     if not Q.procs(snap):
-        sys.stderr.write("There are no jobs in the queue\n")      # nothing to act on is no error
+        sys.stderr.write(f"{prog}:0:There are no jobs in the queue\n")
         return 0
-    sys.stderr.write(f"Couldn't find/{action.verb} all jobs{words}\n")
+    sys.stderr.write(f"\nCouldn't find/{action.verb} all jobs{words}\n")
     return 1

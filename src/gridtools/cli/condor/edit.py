@@ -215,7 +215,7 @@ def _take(args, arg):
 def qedit_main(argv, prog="condor_qedit"):
     try:
         sel, attrs, schedd, dry = parse_qedit(argv)
-        _check_schedd(schedd)
+        _check_schedd(schedd, prog)
         check_write()
         _check_protected(attrs)
         procs = _select(sel, Q.me())
@@ -301,11 +301,11 @@ def _constraint_text(sel):
     return "(" + " && ".join(f" ({p})" for p in parts).replace(" &&  (", " && (") + " )"
 
 
-def _check_schedd(name):
+def _check_schedd(name, prog):
     if name:
         from gridtools.cli.condor.submit_more import known_schedd
         if not known_schedd(name):
-            raise GridError(f"No such schedd named {name} in local pool")
+            raise GridError(f"{prog}: No such schedd named {name} in local pool")
 
 
 # ---------------------------------------------------------------- condor_prio
@@ -353,7 +353,7 @@ def prio_main(argv, prog="condor_prio"):
         if not argv:
             raise UsageError(PRIO_USAGE.rstrip(), 1)
         sel, absolute, adjust, schedd, warnings = parse_prio(argv)
-        _check_schedd(schedd)
+        _check_schedd(schedd, prog)
         check_write()
         for line in warnings:
             sys.stderr.write(line + "\n")
@@ -374,7 +374,8 @@ def _set_prio(sel, absolute, adjust):
         sys.stderr.write(f"Couldn't retrieve current priority for {cluster}.{proc}.\n")
     groups = {}
     for p in procs:
-        new = absolute if absolute is not None else p.prio + adjust
+        # (HTCondor's condor_prio adds in a C int: the sum wraps to 32 bits)
+        new = absolute if absolute is not None else _int32(p.prio + adjust)
         groups.setdefault(new, []).append(p)
     for new, members in sorted(groups.items()):
         answers = _send(members, {"JobPrio": str(new)})
@@ -383,6 +384,11 @@ def _set_prio(sel, absolute, adjust):
             if (p.cluster, p.number) not in done:
                 sys.stderr.write(f"Couldn't set new priority for {p.id}.\n")
     return 0
+
+
+def _int32(number):
+    """``number`` wrapped to a 32-bit int, as C's int arithmetic leaves it."""
+    return (number + 2 ** 31) % 2 ** 32 - 2 ** 31
 
 
 def main(argv, prog="condor_qedit"):

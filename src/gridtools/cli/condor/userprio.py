@@ -172,7 +172,7 @@ def _option(opts, argv, i, arg):
     for word, shortest, count in EDITS:
         if _is(arg, word, shortest):
             if len(argv) - (i + 1) < count:
-                raise UsageError(f"Error: Argument {arg} requires another parameter", 1)
+                raise _usage()                  # (HTCondor's edits give the usage alone)
             opts.edits[word] = argv[i + 1:i + 1 + count]
             return i + 1 + count
     if _flag(opts, arg, FLAGS_1):

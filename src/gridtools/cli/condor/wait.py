@@ -223,14 +223,16 @@ def run(opts):
 
 def _follow(opts, follower, progress):
     stop = time.time() + opts.wait if opts.wait else None
-    initial = True
+    initial, looked = True, False
     while True:
         if stop is not None and time.time() > stop:
-            if not progress.submitted:
+            # (a deadline passed before the log is read, a negative -wait: time expired)
+            if not progress.submitted and looked:
                 return _unmentioned(opts, 1)
             print("Time expired.")
             return 1
         events = follower.events()
+        looked = True
         for event in events:
             progress.take(event)
             if opts.num and progress.ended >= opts.num:
