@@ -208,3 +208,12 @@ def test_env_is_split_at_its_delimiter_and_at_line_ends_as_htcondors_starter_spl
     # an Environment wins, and an empty one is no variables
     assert _environment(ClassAd({"Environment": "", "Env": "A=1"})) == {}
     assert _environment(ClassAd({"Environment": "A=2", "Env": "A=1"})) == {"A": "2"}
+
+
+def test_a_list_that_does_not_end_its_line_with_a_paren_goes_on_to_the_next_lines():
+    # (a blank before a table's options makes them the list's opening line, as in HTCondor)
+    with pytest.raises(InputError) as info:
+        parse_submit(EXE + "queue from table (header=none) items.csv\n", cwd="/tmp")
+    assert "Reached end of file without finding closing brace ')' for Queue command on line 2" in str(info.value)
+    assert values(EXE + 'arguments = "[$(Item)]"\nqueue in (a b) c\n d\n)\n', "Arguments") == \
+        ["[a]", "[b)]", "[c]", "[d]"]

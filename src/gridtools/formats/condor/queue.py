@@ -307,12 +307,13 @@ def _parse_tail(spec, tail):
         spec.slice = _make_slice(sm)
         tail = tail[sm.end():].strip()
     if tail.startswith("("):
-        close = tail.find(")")
-        if close < 0:
+        # (as HTCondor reads it: a list closed on its line ends with ``)``; any other
+        # opens a list of lines, whose first items follow the ``(``)
+        if not tail.endswith(")"):
             spec.inline = [tail[1:]] if tail[1:].strip() else []
             return True
-        spec.inline = [tail[1:close]] if spec.mode is not Mode.FROM else \
-            [line for line in tail[1:close].split("\n")]
+        spec.inline = [tail[1:-1]] if spec.mode is not Mode.FROM else \
+            [line for line in tail[1:-1].split("\n")]
         return False
     if not tail:
         raise InputError("Invalid Queue count expression")
