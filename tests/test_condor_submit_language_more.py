@@ -184,6 +184,8 @@ def test_a_dag_nodes_inline_description_ending_in_iterate_is_not_given_a_queue_t
     for text in (EXE + "iterate 2\n", EXE + "queue 2\n", EXE + "ITER x in (a b)\n"):
         assert with_queue(text) == text
     assert with_queue(EXE) == EXE + "queue\n"
+    # a macro named iter is no statement
+    assert with_queue(EXE + "iter = 3\n") == EXE + "iter = 3\nqueue\n"
 
 
 def test_iterate_and_table_options_append_the_statement(cell, workdir):

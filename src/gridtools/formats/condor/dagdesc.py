@@ -62,9 +62,8 @@ def read_body(words, lines, at):
 
 def has_queue(text):
     """Whether submit description text holds a queue (or iterate) statement."""
-    from gridtools.formats.condor.submit import iterate_arguments, queue_arguments
-    return any(queue_arguments(line.strip()) is not None or iterate_arguments(line.strip()) is not None
-               for line in text.splitlines())
+    from gridtools.formats.condor.submit import queue_statement_arguments
+    return any(queue_statement_arguments(line.strip()) is not None for line in text.splitlines())
 
 
 def with_queue(text):

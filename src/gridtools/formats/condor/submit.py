@@ -209,6 +209,17 @@ def queue_arguments(text):
     return None
 
 
+def queue_statement_arguments(stripped):
+    """The text after the keyword when line ``stripped`` is a queue or iterate statement,
+    as ``statement`` reads it (a line that assigns to a macro named ``iter`` is an
+    assignment), else None."""
+    if stripped[:1] in ("q", "Q"):
+        return queue_arguments(stripped)
+    if stripped[:1] in ("i", "I") and assignment(stripped) is None:
+        return iterate_arguments(stripped)
+    return None
+
+
 def iterate_arguments(text):
     """The text after ``iterate`` when ``text`` is an iterate statement (``iter``,
     ``itera``, ``iterat`` or ``iterate`` in any case, then blanks or nothing), else

@@ -124,8 +124,7 @@ def _read(desc, macros, blocks, text, source, depth):
             desc.statements.append(S.Assignment(found, value, kind, number))
             macros.assign(found, value)
             continue
-        if depth and not assigns and (S.queue_arguments(stripped) is not None
-                                      or S.iterate_arguments(stripped) is not None):
+        if depth and S.queue_statement_arguments(stripped) is not None:
             raise S.error_at(number, "Queue statement not allowed in include file or command", source)
         statement = S.statement(number, line, lines, source)
         if statement is None:
