@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
-from qtools import add_object, jid_of, wait_state
+from qtools import add_object, jid_of, process_state, wait_state
 
 PE = """pe_name            {name}
 slots              999
@@ -162,11 +162,8 @@ def _client_and_slave(cell, workdir, script, *streams):
 
 
 def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except FileNotFoundError:
-        return False
+    """(a process that ends while its stat is read is gone too: process_state says None)"""
+    return process_state(pid) not in (None, "Z", "X")
 
 
 def test_a_task_whose_qrsh_inherit_was_killed_ends(two_hosts, workdir):
