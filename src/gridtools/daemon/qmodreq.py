@@ -25,6 +25,7 @@ from gridtools.daemon.jobreq import select_tasks as _select_tasks
 from gridtools.daemon.state import user_name
 from gridtools.formats.sge.names import match_queue_spec
 from gridtools.model.job import TaskState
+from gridtools.spool.rows import ad_done_of, ad_waiting
 
 #: queue operations: op -> (state letter, set it?, word of the messages)
 QUEUE_OPS = {"disable": ("d", True, "disabled"), "enable": ("d", False, "enabled"),
@@ -163,27 +164,46 @@ def _resignal(ctx, name):
 def _job_op(ctx, job, tasks):
     if not auth.may_modify_job(ctx.state, ctx.user, job):
         return ctx.refuse(f'{ctx.user} - you have no permission to modify job "{job.id}"')
-    if ctx.op == "clear":
-        return _clear(ctx, job, tasks)
     numbers = [n for n in _select_tasks(job, tasks) if job.state_of(n) is not TaskState.FINISHED]
-    action = {"suspend": _suspend, "unsuspend": _unsuspend, "reschedule": _reschedule}.get(ctx.op)
+    action = {"suspend": _suspend, "unsuspend": _unsuspend, "reschedule": _reschedule,
+              "clear": _clear_task}.get(ctx.op)
     if not numbers or action is None:   # a range without a live task of the job: nothing found
         return _invalid(ctx, str(job.id))
-    # As Grid Engine: first the tasks that were started (running, or in error state,
-    # where there is no queue to signal and nothing is said), then the pending ones
-    for n in numbers:
-        if job.state_of(n) is TaskState.RUNNING:
+    # As Grid Engine: first the tasks that were started (enrolled: running, in error
+    # state, or put back to pending by a reschedule or a cleared error), then the ones
+    # that never started. A started task that is not running has no queue to signal:
+    # suspending, resuming or rescheduling it says nothing.
+    started = [n for n in numbers if _enrolled(job, n)]
+    for n in started:
+        if ctx.op == "clear" or job.state_of(n) is TaskState.RUNNING:
             action(ctx, job, job.task(n))
-    pending = [n for n in numbers if job.state_of(n) is TaskState.PENDING]
+    waiting = [n for n in numbers if n not in set(started)]
     if job.is_array and not tasks:
         # the whole array: one answer for the job when none of its tasks was started
-        if pending and len(pending) == len(numbers):
+        if not started:
             ctx.say(f"Modify operation can not be applied on job {job.id} in pending/hold state")
     else:
-        for n in sorted(pending, key=lambda n: (_hold_rank(job, n), n)):
+        # the tasks that never started, those without a hold first, then by hold; one
+        # that waits only for an array predecessor (-hold_jid_ad) is passed over, and
+        # when that leaves nothing the job is not found, as in Grid Engine's master
+        ad_done = ad_done_of(job, ctx.state.live_ids(), ctx.state.jobs.get) \
+            if job.spec.get("ad_predecessors") else None
+        answered = [n for n in waiting if _hold_rank(job, n) or not ad_waiting(n, ad_done)]
+        if not started and not answered:
+            return _invalid(ctx, str(job.id))
+        for n in sorted(answered, key=lambda n: (_hold_rank(job, n), n)):
             ctx.say(f"Modify operation can not be applied on job-array task {job.id}.{n} in pending/hold state")
     ctx.state.touch(job)
     return None
+
+
+def _enrolled(job, number):
+    """True when the task was started once (Grid Engine's enrolled task): it runs, is in
+    error state, or waits again after a run or an error."""
+    task = job.tasks.get(number)
+    if task is None:
+        return False
+    return task.state is not TaskState.PENDING or bool(task.restarted or task.start_time or task.end_time)
 
 
 def _hold_rank(job, number):
@@ -290,20 +310,14 @@ def _reschedule(ctx, job, task):
     return ctx.say(f"{how} rescheduling of {kind} {ident} on host {task.host}")
 
 
-def _clear(ctx, job, tasks):
-    numbers = _select_tasks(job, tasks) if tasks else [n for n, t in sorted(job.tasks.items())]
-    cleared = [n for n in numbers if apply.clear_error(ctx.state, job, n)]
-    for n in cleared:
-        kind, ident = _label(job, n)
-        ctx.refuse(f"{ctx.who} cleared error state of {kind} {ident}")      # (exit 1, as Grid Engine's)
-    if cleared:
-        ctx.state.touch(job)
+def _clear_task(ctx, job, task):
+    """qmod -cj of a started task: its error state cleared, or Grid Engine's answer that
+    it has none (both exit 1, as Grid Engine's answers are errors)."""
+    kind, ident = _label(job, task.number)
+    if apply.clear_error(ctx.state, job, task.number):
+        ctx.refuse(f"{ctx.who} cleared error state of {kind} {ident}")
         ctx.state.need_schedule = True
         return None
-    if job.is_array and tasks:
-        for n in numbers:
-            ctx.refuse(f"Job-array task {job.id}.{n} is not in error state")
-        return None
+    if job.is_array:
+        return ctx.refuse(f"Job-array task {ident} is not in error state")
     return ctx.refuse(f"Job {job.id} is not in error state")
-
-

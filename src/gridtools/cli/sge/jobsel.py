@@ -83,19 +83,34 @@ def split_items(words):
     """(items, task range for -t) from argument words: ids may be comma-separated."""
     items = []
     i = 0
+    follows_job = False
     while i < len(words):
         word = words[i]
         if word == "-t":
             if i + 1 >= len(words) or not items:
                 raise UsageError('option "-t" requires a job and a task range')
+            if not follows_job:
+                # as Grid Engine's commands: a -t belongs to the job word before it, and
+                # one that follows another -t has none
+                raise lonely_t(words[i + 1])
             items[-1] = (items[-1][0], [parse_range(words[i + 1])])
+            follows_job = False
             i += 2
             continue
         for part in word.split(","):
             if part:
                 items.append(_item(part))
+        follows_job = True
         i += 1
     return items
+
+
+def lonely_t(text):
+    """Grid Engine's refusal of a -t without a job word before it: one line on standard
+    error, without the usage text (``bare``)."""
+    exc = UsageError(f"found lonely '-t {text}' option (The -t option needs a leading job name).")
+    exc.bare = True
+    return exc
 
 
 def _item(text):
@@ -303,7 +318,7 @@ def run_command(argv, usage, parse, act, prefix="", not_found=1):
         option, users, words = parse(argv)
         items = split_items(words)
     except UsageError as exc:
-        sys.stderr.write(f"{prefix}{exc}\n{usage}")
+        sys.stderr.write(f"{exc}\n" if getattr(exc, "bare", False) else f"{prefix}{exc}\n{usage}")
         return 1
     if not items and users is None:
         sys.stderr.write("error: no job argument given\n" + usage)

@@ -50,8 +50,24 @@ def describe(user, done, target, force):
         elif len(deleted) == 1:
             lines.append(f"{user} has deleted job-array task {jid}.{deleted[0]}")
         else:
-            lines.append(f"{user} has deleted job-array tasks {','.join(map(str, deleted))} of job {jid}")
+            lines.append(f"{user} has deleted job-array tasks {task_list(deleted)} of job {jid}")
     return lines, False
+
+
+def task_list(numbers):
+    """Task numbers as Grid Engine's qmaster words them in its answer: runs of consecutive
+    numbers, each ``n`` alone, ``n,n+1`` for two and ``first-last:1`` for more, joined
+    by commas (``1,3,5-9:1``)."""
+    parts, run = [], []
+    for n in sorted(set(numbers)) + [None]:
+        if run and n is not None and n == run[-1] + 1:
+            run.append(n)
+            continue
+        if run:
+            parts.append(str(run[0]) if len(run) == 1 else
+                         f"{run[0]},{run[-1]}" if len(run) == 2 else f"{run[0]}-{run[-1]}:1")
+        run = [n]
+    return ",".join(parts)
 
 
 def main(argv, prog="qdel"):

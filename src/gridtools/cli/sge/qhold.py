@@ -11,9 +11,10 @@ from gridtools.cli.sge import jobsel
 from gridtools.errors import UsageError
 
 WHO = {"s": ("manager", jobsel.is_manager), "o": ("operator", jobsel.is_operator)}
-#: the exit status of a -u list that matches no job, or of a job named with -u that is
-#: none of those users': Grid Engine's qhold and qrls exit with the status code of the
-#: qmaster's answer (STATUS_EEXIST), as qalter does not
+#: the exit status of a job that does not exist, of a -u list that matches no job, or of
+#: a job named with -u that is none of those users': Grid Engine's qhold and qrls exit
+#: with the status code of the qmaster's first failed answer (STATUS_EEXIST), as qalter
+#: does not
 NO_SUCH_JOBS = 3
 
 
@@ -100,7 +101,7 @@ def _screen(user, items):
             found, missing = jobsel.resolve([item], snap)
             targets.extend(found)
             order.extend((None, f'denied: job "{name}" does not exist') for name in missing)
-            code = code or (1 if missing else 0)
+            code = code or (NO_SUCH_JOBS if missing else 0)
             order.extend((target, None) for target in found)
     operator = jobsel.is_operator(user) if targets else False
     sent, kept = [], []
@@ -128,7 +129,7 @@ def _said(user, done, lines, code):
         return 18
     if done.get("missing"):
         lines.append(f'denied: job "{done["id"]}" does not exist')
-        return code or 1
+        return code or NO_SUCH_JOBS
     lines.extend(_messages(done))
     return code
 
