@@ -244,32 +244,61 @@ def submitted(state, job, now):
     if factory.taken_in(state, job, now):
         return
     submit_events(state, job, list(job.numbers()), now)
-    if job.hold and job.condor.get("hold"):
-        held_events(state, job, list(job.numbers()), now)
-    later = _held_later_procs(job)
-    if later:                           # (a hold = true before a later queue statement)
+    own = _own_statuses(job)
+    if job.hold and not all(held for held, _hold in own.values()):
+        _hold_each_proc(state, job, own, now)
+    elif job.hold:
+        if job.condor.get("hold"):
+            held_events(state, job, list(job.numbers()), now)
+    elif own:                           # (a hold = true before a later queue statement)
         from gridtools.model import transitions as tr
+        later = [(number, hold) for number, (held, hold) in own.items() if held]
         for number, hold in later:
             tr.set_hold(job, number, "u", True)
             if hold is not None:
                 task_info(job, number)["hold"] = hold + [int(now)]
-        held_events(state, job, [number for number, _hold in later], now)
+        if later:
+            held_events(state, job, [number for number, _hold in later], now)
     schedule_crons(state, job, now)
     complete_noops(state, job, list(job.numbers()), now)
 
 
-def _held_later_procs(job):
-    """[(task number, its hold)] of the later procs of a cluster whose first proc is not
-    held that were submitted held: those whose own ad was submitted with JobStatus 5, as
-    HTCondor's schedd takes each new proc's initial status from its proc ad. Each one's
-    hold ([reason, code, subcode], None when its ad names no reason) is what its ad says:
-    ``hold = true`` before its queue statement gives "submitted on hold at user's
-    request", code 15 (``formats.condor.jobattrs.set_hold``). Only a proc's own
+def _hold_each_proc(state, job, own, now):
+    """A cluster whose first proc was submitted held and a later one not (``own``: from
+    ``_own_statuses``): each proc is held or idle as its own ad says, as HTCondor's
+    schedd takes each new proc's status from its proc ad. The hold taken from the first
+    proc's ad for the whole cluster becomes a hold of each held proc; a later proc whose
+    ad names no JobStatus of its own is held as the first is."""
+    from gridtools.model import transitions as tr
+    first = job.condor.pop("hold", None)
+    tr.set_hold(job, None, "u", False)
+    held = []
+    for number in job.numbers():
+        mine, hold = own.get(number, (True, None))
+        if not mine:
+            continue
+        held.append(number)
+        tr.set_hold(job, number, "u", True)
+        hold = hold + [int(now)] if hold is not None else (list(first) if first and number not in own else None)
+        if hold is not None:
+            task_info(job, number)["hold"] = hold
+    noted = [number for number in held if (job.condor.get("tasks") or {}).get(str(number), {}).get("hold")]
+    if noted:
+        held_events(state, job, noted, now)
+
+
+def _own_statuses(job):
+    """{task number: (held, its hold)} of the later procs of a cluster whose own ad names
+    a JobStatus (those that name none have the first proc's): held when it is 5, as
+    HTCondor's schedd takes each new proc's initial status from its proc ad. A held
+    one's hold ([reason, code, subcode], None when its ad names no reason) is what its
+    ad says: ``hold = true`` before its queue statement gives "submitted on hold at
+    user's request", code 15 (``formats.condor.jobattrs.set_hold``). Only a proc's own
     attributes are looked at, parsed (those its stored ad changes from the first's)."""
     stored = job.spec.get("condor_ad")
-    if job.hold or not isinstance(stored, list):
-        return []
-    found = []
+    if not isinstance(stored, list):
+        return {}
+    found = {}
     for number in range(2, len(stored) + 1):
         mine = stored[number - 1]
         if not isinstance(mine, str) or "jobstatus" not in mine.lower() \
@@ -277,11 +306,12 @@ def _held_later_procs(job):
             continue
         ad = jobads.proc_ad(stored, number)
         if _int(ad.eval("JobStatus")) != int(jobads.JobStatus.HELD):
+            found[number] = (False, None)
             continue
         reason = ad.eval("HoldReason")
         hold = [reason, _int(ad.eval("HoldReasonCode")), _int(ad.eval("HoldReasonSubCode"))] \
             if isinstance(reason, str) and reason else None
-        found.append((number, hold))
+        found[number] = (True, hold)
     return found
 
 

@@ -16,7 +16,10 @@ its ``AllowedJobDuration`` (since it started) or ``AllowedExecuteDuration``
 suspended) task whose ``PeriodicVacate`` is true is vacated: evicted back to
 the queue to run again, VacateReasonCode 1000 (JobPolicyVacate; 1001,
 SystemPolicyVacate, for the system's); then a task whose ``TimerRemove`` time
-has passed is removed, whatever its state (at an exit too: it leaves as removed);
+has passed is removed, whatever its state (at an exit too: it leaves as removed),
+and one whose ``TimerRemove`` is no number ends the evaluation: a running task is
+held (at an exit too), HoldReasonCode 5 (JobPolicyUndefined), "... evaluated to
+UNDEFINED", an idle or held one is left as it is, none of its other expressions looked at;
 then ``PeriodicHold`` for tasks
 neither held nor completed, ``PeriodicRelease`` for held tasks not held by
 their owner (code 1) whose ``NumHolds`` is below SYSTEM_MAX_RELEASES, then
@@ -39,6 +42,8 @@ from gridtools import ads
 
 #: HoldReasonCode of holds made by the job's own expressions (JobPolicy)
 HOLD_CODE_POLICY = 3
+#: HoldReasonCode of a hold because a policy expression evaluated to no number (JobPolicyUndefined)
+HOLD_CODE_POLICY_UNDEFINED = 5
 #: HoldReasonCode of holds made by the owner (UserRequest): PeriodicRelease leaves them
 HOLD_CODE_USER = 1
 #: HoldReasonCode of a job that ran longer than its AllowedJobDuration (JobDurationExceeded)
@@ -308,14 +313,27 @@ def _timer_remove(ad, now):
     the job's ad that reads as a number, ``as_integer``) is before ``now``, as HTCondor's
     user policy checks it after the allowed durations and PeriodicVacate, before
     PeriodicHold, whatever the task's state (idle, held, running); else None. A value
-    below 0, or one that is no number, removes nothing."""
+    below 0 removes nothing. One that is no number (a string, UNDEFINED, ERROR) stops the
+    evaluation, as HTCondor's AnalyzePolicy returns UNDEFINED_EVAL: the hold of
+    ``_undefined`` (HoldReasonCode 5, JobPolicyUndefined), which the shadow of a running
+    task makes and the schedd, for an idle or held one, does not (``periodic``)."""
     if "TimerRemove" not in ad:
         return None
     when = as_integer(ad.eval("TimerRemove"))
-    if when is None or when < 0 or when >= int(now):
+    if when is None:
+        return _undefined(ad, "TimerRemove")
+    if when < 0 or when >= int(now):
         return None
     return Decision(Action.REMOVE, "The job attribute TimerRemove expression "
                     f"'{ad.lookup('TimerRemove').unparse(True)}' evaluated to TRUE")
+
+
+def _undefined(ad, name):
+    """The hold of a job whose policy expression ``name`` did not evaluate to a number,
+    in HTCondor's words and code (JobPolicyUndefined)."""
+    return Decision(Action.HOLD, f"The job attribute {name} expression "
+                    f"'{ad.lookup(name).unparse(True)}' evaluated to UNDEFINED",
+                    HOLD_CODE_POLICY_UNDEFINED)
 
 
 def periodic(ad, now, system=NO_SYSTEM_POLICY, exiting=False):
@@ -339,6 +357,11 @@ def periodic(ad, now, system=NO_SYSTEM_POLICY, exiting=False):
     if status != ads.JobStatus.REMOVED:
         decision = _timer_remove(ad, now)
         if decision is not None:
+            # (a TimerRemove that is no number: the shadow holds a running task; the
+            # schedd does nothing with an idle or held one, nor looks any further)
+            if decision.code == HOLD_CODE_POLICY_UNDEFINED and \
+                    status not in (ads.JobStatus.RUNNING, ads.JobStatus.SUSPENDED):
+                return None
             return decision
     if status not in (ads.JobStatus.HELD, ads.JobStatus.COMPLETED, ads.JobStatus.REMOVED):
         decision = _own_then_system(ad, "PeriodicHold", system.holds, Action.HOLD,

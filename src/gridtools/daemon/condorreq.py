@@ -239,6 +239,35 @@ def hold(state, dispatcher, req, now):
     return _for_each(state, req, act)
 
 
+#: condor_release's refusal of a release SYSTEM_MAX_RELEASES forbids (AR_LIMIT_EXCEEDED)
+LIMIT_REFUSAL = "Job {jid} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit"
+
+
+def qrls(state, job, number, letters, requester, limit):
+    """qrls (Grid Engine's release) of an HTCondor job's task ``number`` (None: the whole
+    job) under SYSTEM_MAX_RELEASES ``limit`` (``release_limit``): as condor_release, a
+    held task whose NumHolds is above it stays held, the others are released. The
+    refusals, in condor_release's words (``LIMIT_REFUSAL``), one for each task left held."""
+    if limit is None:
+        apply.hold(state, job, number, letters, False, requester)
+        return []
+    numbers = [number] if number is not None else list(job.pending_numbers())
+    over = [n for n in numbers if set(job.holds_of(n)) & set(letters) and _over_releases(job, n, limit)]
+    if not over:
+        apply.hold(state, job, number, letters, False, requester)
+        return []
+    for n in numbers:
+        if n not in over:
+            apply.hold(state, job, n, letters, False, requester)
+    return [LIMIT_REFUSAL.format(jid=f"{job.id}.{n - 1}") for n in over]
+
+
+def release_limit(state, requester):
+    """SYSTEM_MAX_RELEASES for a release (condor_release, qrls) by ``requester``: None for
+    a queue super user (QUEUE_SUPER_USERS) or where it sets no limit (-1 or less, or unset)."""
+    return _release_limit(state, requester)
+
+
 def _release_limit(state, requester):
     """SYSTEM_MAX_RELEASES for a condor_release by ``requester``: None for a queue super
     user (QUEUE_SUPER_USERS) or where it sets no limit (-1 or less, or unset)."""

@@ -235,9 +235,12 @@ class Dispatcher:
         spec = job.spec
         # (the job's largest delay, kept with its description: a cluster without one is
         # not read again at each of its procs' starts)
-        if not spec.get("condor_ad") or spec.get("universe") == SCHEDULER or job_start_delay(job) <= 0:
+        if not spec.get("condor_ad") or spec.get("universe") == SCHEDULER:
             return
-        delay = start_delay(spec, number)
+        # (evaluated against the slot the task was matched with, TARGET, as the schedd does)
+        condor = self.state.condor
+        delay = condor.start_delay(job, number) if condor is not None else \
+            start_delay(spec, number) if job_start_delay(job) > 0 else 0.0
         if delay <= 0:
             return
         cap = self.state.condor.max_start_delay(self.state) if self.state.condor is not None else 0.0

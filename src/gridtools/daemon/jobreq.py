@@ -241,6 +241,9 @@ def hold(state, dispatcher, req, now):
         return 1, refused + "\n", ""
     batch = Batch(state, req, now, "hold", letters=letters, on=on)
     done, refused = [], 0
+    from gridtools.daemon import condorreq
+    limit = None if on else condorreq.release_limit(state, requester)       # (SYSTEM_MAX_RELEASES)
+    limited = []
     for target, chosen in targets_of(state, req, before):
         job = state.jobs.get(target["id"])
         if target["id"] in batch.ids:
@@ -268,12 +271,24 @@ def hold(state, dispatcher, req, now):
         elif target.get("tasks"):
             for number in select_tasks(job, target["tasks"]):
                 if job.state_of(number) is not TaskState.FINISHED:     # (a running task's hold
-                    apply.hold(state, job, number, letters, on, requester)   # keeps it from starting again)
+                    _hold(state, job, number, letters, on, requester, limit, limited)  # keeps it from starting again)
         else:
-            apply.hold(state, job, None, letters, on, requester)
+            _hold(state, job, None, letters, on, requester, limit, limited)
     batch.apply()
     _log_refused(state, requester, req, refused, "change the hold of")
+    if limited:                 # (the others are released; the answer is condor_release's refusal)
+        return 1, "", limited[0] + "\n"
     return 0, outcomes_text(done), ""
+
+
+def _hold(state, job, number, letters, on, requester, limit, limited):
+    """One hold change of a task (None: the job); a release of an HTCondor job's is
+    held to SYSTEM_MAX_RELEASES ``limit`` (``condorreq.qrls``: its refusals go to ``limited``)."""
+    if on or limit is None or not condorjob.is_condor(job):
+        apply.hold(state, job, number, letters, on, requester)
+        return
+    from gridtools.daemon import condorreq
+    limited.extend(condorreq.qrls(state, job, number, letters, requester, limit))
 
 
 def _hold_concerns(job, tasks, letters, on):
