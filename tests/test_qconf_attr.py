@@ -36,8 +36,9 @@ def test_list_attributes_of_a_queue(cell):
     ok(cell, "-rattr", "queue", "load_thresholds", "np_load_avg=1.75", "all.q")
     ok(cell, "-aattr", "queue", "load_thresholds", "load_avg=4", "all.q")
     ok(cell, "-mattr", "queue", "load_thresholds", "np_load_avg=2.5", "all.q")
+    # the changed value moves to the end, as Grid Engine's master exchanges it
     assert line_of(ok(cell, "-sq", "all.q").stdout, "load_thresholds") == \
-        "load_thresholds       np_load_avg=2.5,load_avg=4"
+        "load_thresholds       load_avg=4,np_load_avg=2.5"
     ok(cell, "-dattr", "queue", "load_thresholds", "load_avg", "all.q")
     assert fails(cell, "-aattr", "queue", "slots", "3", "all.q").startswith('denied: attribute "slots"')
     assert fails(cell, "-mattr", "queue", "nosuch", "3", "all.q") == '"nosuch" is not a queue attribute\n'
@@ -96,7 +97,8 @@ def test_attribute_files(cell, workdir):
     with open(path, "w") as fh:
         fh.write("qname    ignored\nslots    3\nuser_lists arusers\n")
     proc = ok(cell, "-Mattr", "queue", path, "all.q")
-    assert proc.stdout == 'root@testhost modified "all.q" in cluster queue list\n'
+    assert proc.stdout == '"user_lists" of "all.q" is empty - Adding new element(s).\n\n' \
+        'root@testhost modified "all.q" in cluster queue list\n'
     text = ok(cell, "-sq", "all.q").stdout
     assert line_of(text, "slots") == "slots                 3"
     assert line_of(text, "user_lists") == "user_lists            arusers"
@@ -371,7 +373,7 @@ def test_host_deletion_in_grid_engines_words(cell, workdir):
     # group holds, stays
     ok(cell, "-aattr", "hostgroup", "hostlist", "node5", "@allhosts")
     assert fails(cell, "-de", "node5") == 'Host object "node5" is still referenced in cluster queue "all.q".\n'
-    ok(cell, "-mattr", "queue", "hostlist", "testhost", "all.q")
+    ok(cell, "-rattr", "queue", "hostlist", "testhost", "all.q")
     assert fails(cell, "-de", "node5") == 'Host object "node5" is still referenced in host group "@allhosts".\n'
     ok(cell, "-dattr", "hostgroup", "hostlist", "node5", "@allhosts")
     assert ok(cell, "-de", "node5").stderr == 'root@testhost removed "node5" from execution host list\n'

@@ -13,7 +13,7 @@ from gridtools.sched.snapshot import (
 @pytest.mark.parametrize("mode,current,text,codec,expected", [
     ("add", ["a"], "b c", NameList(), ["a", "b", "c"]),
     ("delete", ["a", "b"], "a", NameList(), ["b"]),
-    ("modify", ["a", "b"], "c", NameList(), ["c"]),
+    ("modify", ["a", "b"], "c b", NameList(), ["a", "b", "c"]),
     ("replace", ["a"], "NONE", NameList(), []),
     ("add", {"x": "1"}, "y=2", KeyValues(), {"x": "1", "y": "2"}),
     ("modify", {"x": "1"}, "x=3,z=4", KeyValues(), {"x": "3", "z": "4"}),

@@ -4,11 +4,12 @@ One request changes attributes of several object instances at once.
 ``mode`` is add, delete, modify or replace:
 
 - list attributes (pe_list, hostlist, user_lists ...): add appends names
-  not yet present, delete removes present ones, modify and replace set
-  the whole list;
+  not yet present, delete removes present ones, modify appends the names
+  not yet present and leaves the others as they are (it never removes a
+  name), replace sets the whole list;
 - name=value lists (complex_values, load_thresholds ...): add inserts new
-  names, delete removes names, modify sets the given names (inserting them
-  when missing), replace sets the whole list;
+  names, delete removes names, modify sets the given names (a changed one
+  moves to the end, a missing one is appended), replace sets the whole list;
 - as Grid Engine's master answers: a name to delete that is not there and
   a name -mattr inserts are told with a notice and the rest is done; a name
   to add that is there already leaves the attribute as it was (the
@@ -24,8 +25,9 @@ One request changes attributes of several object instances at once.
   replace sets them.
 
 For queues the instance may be ``queue`` (the default value), ``queue@host``
-or ``queue@@hostgroup`` (the value for that host or group, created from the
-default when missing); the value itself may name hosts and groups,
+or ``queue@@hostgroup`` (the value for that host or group; when missing it is
+created empty, so that a list holds only the names given, or for -dattr as a
+copy of the default); the value itself may name hosts and groups,
 ``default,[host=value],[@group=value]`` or only ``[host=value]`` (as Grid
 Engine's installer adds a host's slots), each entry applied as if given for
 ``queue@host``. For resource quota sets it is ``set`` (description,
@@ -132,20 +134,37 @@ def merge(mode, current, text, codec, attr, owner, notes=None, whole=False):
     return _merge_list(mode, list(current or []), new, attr, owner, notes)
 
 
+def _added_notes(current, new, attr, owner, notes):
+    """-mattr's notices for the names of ``new`` that ``current`` lacks."""
+    if not new:
+        return
+    if not current:
+        notes.append(f'"{attr}" of "{owner}" is empty - Adding new element(s).\n')
+    else:
+        notes.extend(f'Unable to find "{key}" in "{attr}" of "{owner}" - Adding new element.\n'
+                     for key in new if key not in current)
+
+
 def _merge_dict(mode, current, new, attr, owner, notes):
-    if mode == "modify" and new:
-        if not current:
-            notes.append(f'"{attr}" of "{owner}" is empty - Adding new element(s).\n')
-        else:
-            notes.extend(f'Unable to find "{key}" in "{attr}" of "{owner}" - Adding new element.\n'
-                         for key in new if key not in current)
+    if mode == "modify":
+        _added_notes(current, new, attr, owner, notes)
+        # as Grid Engine's master exchanges an element: a changed value goes to the end
+        for key, value in new.items():
+            if key in current and current[key] != value:
+                del current[key]
     current.update(new)
     return current
 
 
 def _merge_list(mode, current, new, attr, owner, notes):
     if mode == "modify":
-        return new
+        # -mattr of a list changes the given elements only: the names there stay as they
+        # are, the others are appended (Grid Engine's SGE_GDI_CHANGE of a sublist)
+        _added_notes(current, new, attr, owner, notes)
+        for item in new:
+            if item not in current:
+                current.append(item)
+        return current
     for item in new:
         if mode == "add":
             current.append(item)
@@ -200,10 +219,13 @@ def _merge_when(mode, current, text):
 
 
 def _apply_entry(value, key, mode, text, codec, attr, owner, notes):
-    """Apply ``text`` to the default (``key`` None) or to the value of one host or @group,
-    which starts as a copy of the default when the queue has none for it yet."""
-    current = value.overrides.get(key, value.default) if key else value.default
-    if key and mode == "add" and not isinstance(current, (list, dict)):
+    """Apply ``text`` to the default (``key`` None) or to the value of one host or @group.
+    A host or group without a value of its own gets one that starts empty for -mattr
+    and -aattr, as Grid Engine's master creates it (a list then holds only the names
+    given); for -dattr it starts as a copy of the default."""
+    shape = value.overrides.get(key, value.default) if key else value.default
+    current = value.overrides.get(key) if key and mode != "delete" else shape
+    if key and mode == "add" and not isinstance(shape, (list, dict)):
         mode = "modify"         # -aattr "[host=value]": the host gets a value of its own
     merged = merge(mode, current, text, codec, attr, owner, notes)
     if key:
@@ -306,7 +328,9 @@ def _apply_target(ctx, kind, mode, target):
         if kind == "rqs":
             _apply_rqs(obj, str(attr), str(text), mode, rule, target, notes)
         else:
-            _apply_one(kind, obj, str(attr), str(text), mode, key, target, notes)
+            # the master names the cluster queue in its notices, not the instance
+            _apply_one(kind, obj, str(attr), str(text), mode, key,
+                       name if kind == "queue" else target, notes)
     _store(ctx, kind, name, obj, notes)
 
 

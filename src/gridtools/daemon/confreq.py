@@ -66,6 +66,12 @@ class Ctx:
         self.info(f'{self.who} removed "{name}" from {DELETE_LABELS.get(kind) or label(kind)} list')
 
     def answer(self):
+        if self.ok_on_stdout and self.body.get("ordered"):
+            # each answer with its stream, in the order given: the client prints them
+            # so, as Grid Engine's qconf does when its stdout and stderr are one
+            import json
+            ordered = [[1 if ok else 2, line + "\n"] for line, ok in self.lines]
+            return 1 if self.failed else 0, json.dumps({"ordered": ordered}), ""
         out = [line + "\n" for line, ok in self.lines if ok and self.ok_on_stdout]
         err = [line + "\n" for line, ok in self.lines if not (ok and self.ok_on_stdout)]
         return 1 if self.failed else 0, "".join(out), "".join(err)

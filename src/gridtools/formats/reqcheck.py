@@ -125,7 +125,7 @@ BODIES = {
               "mode": jc.optional(jc.word), "items": jc.list_of(share_item),
               "targets": jc.list_of(jc.word), "attrs": jc.list_of(attr_item),
               "target": jc.optional(jc.word), "hosts": jc.list_of(jc.word),
-              "queues": jc.list_of(jc.word)},
+              "queues": jc.list_of(jc.word), "ordered": jc.boolean},
     "host": {"op": jc.word, "hosts": jc.list_of(jc.word)},
     # qrsub: each field is checked by the daemon as it builds the reservation (daemon.arreq)
     "ar_submit": dict.fromkeys(("id", "name", "account", "resources", "queues", "masterq", "pe",

@@ -175,7 +175,17 @@ def parse(argv):
     return steps
 
 
+def _answers_in_order():
+    """Standard output written line by line, so that with standard error on the same
+    pipe the answers come out in the order qconf gives them."""
+    try:
+        sys.stdout.reconfigure(line_buffering=True)
+    except (AttributeError, ValueError, OSError):
+        pass
+
+
 def main(argv, prog="qconf"):
+    _answers_in_order()
     try:
         steps = parse(list(argv))
     except EmptyArgument as exc:
