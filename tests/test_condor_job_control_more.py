@@ -39,10 +39,10 @@ def test_vacate_job_rights_options_and_launcher(cell, workdir, users):
     jid = f"{cluster}.0"
     assert wait_status(cell, jid, 2)
     theirs = cell.run("condor_vacate_job", "-long", jid, user=users[0])
-    assert theirs.returncode == 1 and theirs.stderr == f"Permission denied to vacate job {jid}\n"
+    assert theirs.returncode == 1 and theirs.stderr == f"\nPermission denied to vacate job {jid}\n"
     assert theirs.stdout.startswith(f"job_{cluster}_0 = 5\nActionResultType = 1\nJobAction = 5\n")
     fast = cell.run("condor_vacate_job", "-f", "-totals", jid, user=users[0])
-    assert fast.stderr == f"Permission denied to fast-vacate job {jid}\n" and fast.returncode == 1
+    assert fast.stderr == f"\nPermission denied to fast-vacate job {jid}\n" and fast.returncode == 1
     assert statuses(cell, jid)[jid] == 2
     wrong = cell.run("condor_rm", "-fast", jid)
     assert wrong.returncode == 1
@@ -85,7 +85,7 @@ def test_forcex_counts_a_removed_job_once(cell, workdir):
     assert (cancel.returncode, cancel.stderr) == (0, "")
     assert cancel.stdout.endswith(f"Job {jid} removed locally (remote state unknown)\n")
     again = cell.run("condor_rm", "-forcex", jid)
-    assert (again.returncode, again.stdout, again.stderr) == (1, "", f"Job {jid} not found\n")
+    assert (again.returncode, again.stdout, again.stderr) == (1, "", f"\nJob {jid} not found\n")
     kept = submit(cell, "executable = /bin/true\nleave_in_queue = TRUE\nqueue\n", cwd=workdir, name="k.sub")
     kid = f"{kept}.0"
     assert wait_status(cell, kid, 4)
@@ -93,7 +93,7 @@ def test_forcex_counts_a_removed_job_once(cell, workdir):
     first = cell.run("condor_rm", "-forcex", kid)
     assert (first.returncode, first.stdout) == (0, f"Job {kid} removed locally (remote state unknown)\n")
     second = cell.run("condor_rm", "-forcex", kid)
-    assert (second.returncode, second.stderr) == (1, f"Job {kid} not found\n")
+    assert (second.returncode, second.stderr) == (1, f"\nJob {kid} not found\n")
 
 
 def test_error_texts_of_rm_hold_prio_and_qedit(cell, workdir):

@@ -164,7 +164,7 @@ def test_system_max_releases_refuses_a_users_release_past_it(cell, workdir, user
     wait_for(lambda: cell.run("condor_q", jid, "-af", "NumHolds").stdout == "2\n")
     refused = cell.run("condor_release", jid, user=user)
     assert refused.returncode == 1
-    assert refused.stderr == f"Job {jid} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit\n"
+    assert refused.stderr == f"\nJob {jid} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit\n"
     whole = cell.run("condor_release", str(cluster), user=user)
     assert whole.returncode == 1 and whole.stderr == f"\nCouldn't find/release all jobs in cluster {cluster}\n"
     assert statuses(cell, jid) == {jid: 5}

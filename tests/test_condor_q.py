@@ -134,7 +134,7 @@ def test_other_users_see_public_facts_only(cell, workdir, users):
     mine = cell.run("condor_q", str(cluster), "-l").stdout
     assert "SECRET=x" in mine
     denied = cell.run("condor_rm", f"{cluster}.0", user=user)
-    assert denied.returncode == 1 and denied.stderr == f"Permission denied to remove job {cluster}.0\n"
+    assert denied.returncode == 1 and denied.stderr == f"\nPermission denied to remove job {cluster}.0\n"
 
 
 UNMATCHABLE = ("executable = /bin/sleep\narguments = 300 private-arg\nenvironment = \"SECRET=x\"\n"
@@ -203,7 +203,7 @@ def test_a_cluster_that_left_the_queue_is_not_found_by_anyone(cell, workdir, use
     for user in (None, users[0]):
         for command in ("condor_rm", "condor_hold", "condor_release"):
             proc = cell.run(command, f"{cluster}.0", user=user)
-            assert (proc.returncode, proc.stderr) == (1, f"Job {cluster}.0 not found\n"), (user, command)
+            assert (proc.returncode, proc.stderr) == (1, f"\nJob {cluster}.0 not found\n"), (user, command)
 
 
 def test_ten_thousand_jobs_as_fast_as_qstat(tmp_path, monkeypatch):

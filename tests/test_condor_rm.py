@@ -131,7 +131,7 @@ def test_running_job_removed_then_forced_out_as_parsl_does(cell, workdir):
     not_x = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, name="x.sub")
     refused = cell.run("condor_rm", "-forcex", f"{not_x}.0")
     assert refused.returncode == 1
-    assert refused.stderr == f"Job {not_x}.0 not in `X' state to be forcibly removed\n"
+    assert refused.stderr == f"\nJob {not_x}.0 not in `X' state to be forcibly removed\n"
 
 
 def test_parsl_cancel_of_a_running_job_without_leave_in_queue_exits_0(cell, workdir):
@@ -147,7 +147,7 @@ def test_parsl_cancel_of_a_running_job_without_leave_in_queue_exits_0(cell, work
     wait_events(os.path.join(workdir, "p.log"), jid, [0, 1, 9])
     wait_for(lambda: not statuses(cell, jid))
     again = cell.run("condor_rm", "-forcex", jid)              # (forced out already: not found)
-    assert (again.returncode, again.stdout, again.stderr) == (1, "", f"Job {jid} not found\n")
+    assert (again.returncode, again.stdout, again.stderr) == (1, "", f"\nJob {jid} not found\n")
     # (the final ad is written to the history after the status that shows the job gone)
     wait_for(lambda: cell.run("condor_history", jid, "-af", "JobStatus").stdout)
     assert cell.run("condor_history", jid, "-af", "JobStatus").stdout == "3\n"
@@ -169,11 +169,11 @@ def test_parsl_cancel_of_waiting_and_held_jobs_exits_0(cell, workdir):
         "".join(f"Job {j} removed locally (remote state unknown)\n" for j in ids.split())
     assert not statuses(cell, str(idle), str(held))
     never = cell.run("condor_rm", "-forcex", f"{idle}.0", "99999.0")      # (forced out already)
-    assert (never.returncode, never.stderr) == (1, f"Job {idle}.0 not found\nJob 99999.0 not found\n")
+    assert (never.returncode, never.stderr) == (1, f"\nJob {idle}.0 not found\nJob 99999.0 not found\n")
     done = submit(cell, "executable = /bin/true\nqueue\n", cwd=workdir, name="d.sub")
     wait_for(lambda: cell.run("condor_history", f"{done}.0", "-af", "JobStatus").stdout == "4\n")
     ended = cell.run("condor_rm", "-forcex", f"{done}.0")
-    assert (ended.returncode, ended.stderr) == (1, f"Job {done}.0 not found\n")
+    assert (ended.returncode, ended.stderr) == (1, f"\nJob {done}.0 not found\n")
 
 
 def test_leave_in_queue_keeps_completed_jobs_until_forced_out(cell, workdir):
@@ -199,12 +199,12 @@ def test_hold_a_running_job_stops_it_release_runs_it_again(cell, workdir):
     wait_for(lambda: "hRq" in cell.run("qstat").stdout)          # stopped, waiting again, held
     assert cell.run("condor_q", jid, "-af", "HoldReason", "HoldReasonSubCode").stdout == \
         "maintenance (by user root) 4\n"
-    assert cell.run("condor_hold", jid).stderr == f"Job {jid} already held\n"
+    assert cell.run("condor_hold", jid).stderr == f"\nJob {jid} already held\n"
     assert cell.run("condor_release", "-subcode", "9", jid).stdout == f"Job {jid} released\n"   # read, unused
     wait_events(os.path.join(workdir, "h.log"), jid, [0, 1, 12, 13, 1])
-    assert cell.run("condor_release", jid).stderr == f"Job {jid} not held to be released\n"
+    assert cell.run("condor_release", jid).stderr == f"\nJob {jid} not held to be released\n"
     # (a proc the cluster does not have: not found, as the schedd answers any id with no ad)
-    assert cell.run("condor_release", f"{cluster}.7").stderr == f"Job {cluster}.7 not found\n"
+    assert cell.run("condor_release", f"{cluster}.7").stderr == f"\nJob {cluster}.7 not found\n"
 
 
 def test_release_while_the_hold_still_stops_the_job_runs_it_again(cell, workdir):

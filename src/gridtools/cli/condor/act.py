@@ -14,7 +14,10 @@ The daemon does the work (request kinds condor_rm, condor_hold and
 condor_vacate_job, see daemon.condorreq) and answers what it did to each proc; the messages are
 HTCondor's: one line per ``cluster.proc`` named, one sentence for each
 other kind of selection (``All jobs in cluster 23 have been marked for
-removal``). The exit code is 1 when something named could not be acted on.
+removal``). The ids' lines come in the order the ids were given, after an
+empty line on stderr when none was acted on. The exit code is 1 when something
+named could not be acted on. -name and -pool find the schedd as HTCondor's tool
+does (``locate``): only the cell's host names a schedd or a collector.
 A caller the WRITE level at the SCHEDD does not allow is refused before any
 job is selected (``check_write``), whatever the selection.
 """
@@ -87,6 +90,8 @@ class Options:
         self.reason = None
         self.subcode = None
         self.schedd = None
+        self.pool = None
+        self.addr = False          # -addr given: the schedd is the one it reaches
         self.help = False
         self.version = False
         self.totals = False
@@ -138,11 +143,17 @@ def parse_args(argv, prog):
         elif _is(arg, "subcode"):          # (read by every mode, as HTCondor's; only a hold sets it)
             opts.subcode = _subcode(_value(args, arg, prog, dash_ok=True))
         elif _is(arg, "name"):
-            opts.schedd = _value(args, arg, prog)
+            opts.schedd = _value(args, arg, prog, dash_ok=True)
+            if "@" not in opts.schedd and not local_host(opts.schedd):
+                raise GridError(f"{prog}: unknown host {opts.schedd}", 1)
         elif _is(arg, "pool"):
-            _value(args, arg, prog)
+            opts.pool = _value(args, arg, prog, dash_ok=True)
+            host = pool_host(opts.pool)
+            if not (local_host(host) or _ip_address(host)):
+                raise GridError(f"{prog}: unknown host {host}", 1)
         elif _is(arg, "addr", 2):
             _address(_value(args, arg, prog), prog)
+            opts.addr = True
         elif _is(arg, "version"):
             opts.version = True
             break                          # (HTCondor's stops at -version)
@@ -151,6 +162,82 @@ def parse_args(argv, prog):
     if opts.all and (opts.words or opts.selection.constraints):
         raise UsageError(f"{prog}: can't mix -all with other constraints", 1)
     return opts
+
+
+def _usercluster(words):
+    """The words that name clusters and users, in their order (a ``cluster.proc`` is
+    acted on by its id, not by a constraint)."""
+    return [w for w in words if not (_job_word(w) and "." in w)]
+
+
+def _ordered_ids(words):
+    """The ``cluster.proc`` words as (cluster, proc), in the order they were given."""
+    ids = []
+    for word in words:
+        if _job_word(word) and "." in word:
+            head, _dot, tail = word.partition(".")
+            ids.append((int(head), int(tail)))
+    return ids
+
+
+# ---------------------------------------------------------------- -name and -pool
+
+def local_host(name):
+    """True when ``name`` is this cell's host, by any of its names (short or full, any
+    case, ``localhost``): the one machine whose schedd and collector the cell has."""
+    import socket
+    from gridtools import cell
+    name = name.lower().rstrip(".")
+    names = {cell.hostname(), socket.gethostname(), "localhost", "127.0.0.1", "::1"}
+    try:
+        names.add(socket.getfqdn())
+    except OSError:
+        pass
+    names = {n.lower() for n in names if n}
+    return name in names or name.split(".")[0] in {n.split(".")[0] for n in names if not _ip_address(n)}
+
+
+def pool_host(text):
+    """The host a -pool value names: ``host``, ``host:port`` or ``<host:port?...>``."""
+    inner = text.strip()
+    if inner.startswith("<"):
+        inner = inner[1:].partition(">")[0]
+    inner = inner.partition("?")[0]
+    if inner.startswith("["):                  # ([v6]:port)
+        return inner[1:].partition("]")[0]
+    head, colon, port = inner.rpartition(":")
+    return head if colon and port.isdigit() and head.count(":") == 0 else inner
+
+
+def _ip_address(text):
+    import ipaddress
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def schedd_named(name):
+    """True when the collector knows a schedd named ``name``: the cell's schedd is
+    named by its host (``condor_status -schedd``), and a name without ``@`` is a host
+    name, resolved to the host's full name; one with ``@`` is compared whole, and so
+    names no schedd of the cell."""
+    return "@" not in name and local_host(name)
+
+
+def locate(opts, prog):
+    """Find the schedd as HTCondor's tool does once its arguments are read: -addr
+    reaches it directly; -name is looked up in the collector (the cell's schedd only);
+    -pool alone leaves the local schedd."""
+    if opts.addr or not opts.schedd:
+        return
+    if opts.pool is not None:
+        if not (local_host(pool_host(opts.pool)) and schedd_named(opts.schedd)):
+            raise GridError(f"{prog}: Can't find address for schedd {opts.schedd}", 1)
+    elif not schedd_named(opts.schedd):
+        host = opts.schedd.rpartition("@")[2]
+        raise GridError(f"Error: cannot get address of schedd {host}", 1)
 
 
 def _digits(text):
@@ -230,22 +317,25 @@ def _expand(runs):
 
 
 def run(opts, prog, action):
+    """Act on the ids named (a line for each, in their order), then on the clusters,
+    users and constraints as one constraint; 1 when something named could not be
+    acted on or a word was refused."""
     from gridtools.cli.status import load
-    from gridtools.cli.condor.submit_more import known_schedd
-    if opts.schedd and not known_schedd(opts.schedd):
-        raise GridError(f"Error: unknown schedd {opts.schedd}")
+    locate(opts, prog)
     check_write()
     snap = load()
     user = Q.me()
-    code = 0
+    code = opts.bad_words
+    none_acted = False             # (HTCondor's tool's had_error: a word refused, no id acted on)
     sel = opts.selection
     if sel.ids:
         if sel.constraints:
             sys.stderr.write("Warning, -constraint is ignored for fully qualified job ids\n")
-        code |= _by_ids(snap, sel.ids, action, opts, user)
+        failed, none_acted = _by_ids(snap, _ordered_ids(opts.words), action, opts, user, code)
+        code |= failed
     if sel.clusters or sel.users or sel.constraints or opts.all:
-        code |= _by_constraint(snap, opts, action, user, prog)
-    return code | opts.bad_words
+        code |= _by_constraint(snap, opts, action, user, prog, code or none_acted)
+    return int(code)
 
 
 def check_write():
@@ -284,8 +374,11 @@ def _send(action, opts, targets):
 _MOST_TASKS = 2 ** 31 - 1
 
 
-def _by_ids(snap, ids, action, opts, user):
-    """``cluster.proc`` arguments: a line for each."""
+def _by_ids(snap, ids, action, opts, user, failed=False):
+    """``cluster.proc`` arguments: a line for each, in the order given (a job named
+    twice has two). (any not acted on, none acted on): when none was, or a word was
+    refused before, an empty line on stderr leads the lines (HTCondor's tool prints
+    its error stack, which has nothing in it)."""
     known = snap.get("jobs") or {}
     wanted = {}
     for cluster, proc in ids:
@@ -295,23 +388,26 @@ def _by_ids(snap, ids, action, opts, user):
             wanted.setdefault(cluster, set()).add(proc + 1)
     targets = [{"id": c, "tasks": _ranges(n)} for c, n in sorted(wanted.items())]
     answers = {a["id"]: a for a in _send(action, opts, targets)} if targets else {}
-    failed, lines, counts = 0, [], dict.fromkeys(_TOTALS, 0)
-    for cluster, proc in sorted(ids):
+    results, counts = {}, dict.fromkeys(_TOTALS, 0)
+    for cluster, proc in dict.fromkeys(ids):     # (the schedd answers each job once)
         if _beyond(known.get(cluster), proc):   # (no such proc: not found, whatever the action)
             line, kind = f"Job {cluster}.{proc} not found", "missing"
         else:
             line, kind = _id_line(answers.get(cluster), cluster, proc, action)
-        lines.append((line, kind))
+        results[(cluster, proc)] = (line, kind)
         counts[kind] += 1
-        failed |= 0 if kind == "ok" else 1
+    acted = counts["ok"] > 0
     if opts.long:                              # (the ad of results per job, as the schedd answers a list)
-        codes = {(c, p): _RESULT_CODES[kind] for (c, p), (_line, kind) in zip(sorted(ids), lines)}
-        sys.stdout.write(_result_ad(codes, action, counts["ok"] > 0, snap, user))
+        codes = {key: _RESULT_CODES[kind] for key, (_line, kind) in results.items()}
+        sys.stdout.write(_result_ad(codes, action, acted, snap, user))
     elif opts.totals:
         sys.stdout.write(_totals_line(counts))
-    for line, kind in lines:
+    if failed or not acted:
+        sys.stderr.write("\n")
+    for key in ids:
+        line, kind = results[key]
         (sys.stdout if kind == "ok" else sys.stderr).write(line + "\n")
-    return failed
+    return counts["ok"] < len(results), not acted
 
 
 #: the outcomes -totals counts, in the order of its line (and "limit", which it leaves out)
@@ -383,17 +479,21 @@ def _id_line(answer, cluster, proc, action):
 
 
 def _describe(opts, sel):
-    """The words of a constraint sentence: "" (all jobs), " in cluster 23", ..."""
+    """The words of a constraint sentence: "" (all jobs), " in cluster 23", ...: the
+    clusters and users in the order they were named, after the -constraint
+    expressions, as HTCondor's tool builds its constraint."""
     if opts.all:
         return ""
-    if not sel.constraints and len(sel.clusters) == 1 and not sel.users:
-        return f" in cluster {next(iter(sel.clusters))}"
-    if not sel.constraints and len(sel.users) == 1 and not sel.clusters:
-        return f' of user "{sel.users[0]}"'
-    parts = [f"ClusterId == {c}" for c in sorted(sel.clusters)] + [f'Owner == "{u}"' for u in sel.users]
-    text = " || ".join(parts)
-    for extra in sel.constraints:
-        text = f"({text}) && ({extra})" if text else extra
+    words = _usercluster(opts.words)
+    named = " || ".join(f'Owner == "{w}"' if not _job_word(w) else f"ClusterId == {int(w)}" for w in words)
+    text = ""
+    for n, extra in enumerate(sel.constraints):
+        text = extra if n == 0 else f"({text}) && ({extra})" if n == 1 else f"{text} && ({extra})"
+    if not text and len(words) == 1:
+        return f' of user "{words[0]}"' if not _job_word(words[0]) else f" in cluster {int(words[0])}"
+    if named:
+        text = named if not text else f"({text}) && ({named})" if len(sel.constraints) == 1 \
+            else f"{text} && ({named})"
     return f" matching constraint ({text})"
 
 
@@ -461,7 +561,10 @@ def _is_operator(user):
     return False
 
 
-def _by_constraint(snap, opts, action, user, prog):
+def _by_constraint(snap, opts, action, user, prog, failed=False):
+    """The clusters, users and constraints, as one constraint: its sentence; True when
+    it matched jobs but acted on none. ``failed``: something before failed, which
+    HTCondor's tool names again here when this acts on nothing too."""
     targets = _chosen(snap, opts, user)
     answers = _send(action, opts, targets)
     acted = any(_expand(a.get("done")) for a in answers)
@@ -477,11 +580,11 @@ def _by_constraint(snap, opts, action, user, prog):
     past = "marked for removal" if action is REMOVE else action.past
     if acted:
         sys.stdout.write(f"All jobs{words} have been {past}\n")
-        return 0
+        return False
     # (HTCondor's tool prints its error stack first: the schedd's message, subsystem:code:
     # text, when the queue is empty, which is no error; else an empty line)
-    if not Q.procs(snap):
-        sys.stderr.write(f"{prog}:0:There are no jobs in the queue\n")
-        return 0
-    sys.stderr.write(f"\nCouldn't find/{action.verb} all jobs{words}\n")
-    return 1
+    empty = not Q.procs(snap)
+    sys.stderr.write(f"{prog}:0:There are no jobs in the queue\n" if empty else "\n")
+    if failed or not empty:
+        sys.stderr.write(f"Couldn't find/{action.verb} all jobs{words}\n")
+    return not empty

@@ -17,7 +17,7 @@ import re
 import sys
 
 from gridtools.cli.condor import queue as Q
-from gridtools.cli.condor.act import check_write
+from gridtools.cli.condor.act import check_write, local_host, pool_host, schedd_named
 from gridtools.errors import GridError, UsageError, lines
 
 #: the range of JobPrio condor_prio sets
@@ -120,6 +120,7 @@ def parse_qedit(argv):
     (job ids, and the words after it that start with a digit, or an owner), and the
     bare words after it are ``attr value`` pairs or ``attr=value`` words."""
     sel, attrs, args, schedd, dry = Q.Selection(), {}, list(argv), None, False
+    pool = None
     chosen = False
     while args:
         arg = args.pop(0)
@@ -130,7 +131,7 @@ def parse_qedit(argv):
             if _prefix(word, "name", 1):
                 schedd = _named(args, arg, "requires a SCHEDD name as an argument")
             elif _prefix(word, "pool", 1):
-                _named(args, arg, "requires a HTCondor collector name or address as an argument")
+                pool = _named(args, arg, "requires a HTCondor collector name or address as an argument")
             elif _prefix(word, "debug", 1) or _prefix(word, "diagnostic", 4) or _prefix(word, "forward", 3):
                 pass
             elif _prefix(word, "dry-run", 3):
@@ -175,7 +176,7 @@ def parse_qedit(argv):
                                "jobs to edit"), 1)
     if not attrs:
         raise UsageError("condor_qedit : Error - no attributes specifed.", 1)
-    return sel, attrs, schedd, dry
+    return sel, attrs, schedd, pool, dry
 
 
 def _prefix(word, name, least):
@@ -206,16 +207,16 @@ class _BadOption(GridError):
     """An option condor_qedit does not know: the line, then the usage (with its tabs)."""
 
 
-def _take(args, arg):
+def _take(args, arg, missing=None):
     if not args:
-        raise UsageError(f"{arg} requires an argument", 1)
+        raise UsageError(missing or f"{arg} requires an argument", 1)
     return args.pop(0)
 
 
 def qedit_main(argv, prog="condor_qedit"):
     try:
-        sel, attrs, schedd, dry = parse_qedit(argv)
-        _check_schedd(schedd, prog)
+        sel, attrs, schedd, pool, dry = parse_qedit(argv)
+        _check_schedd(schedd, pool, prog)
         check_write()
         _check_protected(attrs)
         procs = _select(sel, Q.me())
@@ -301,11 +302,16 @@ def _constraint_text(sel):
     return "(" + " && ".join(f" ({p})" for p in parts).replace(" &&  (", " && (") + " )"
 
 
-def _check_schedd(name, prog):
-    if name:
-        from gridtools.cli.condor.submit_more import known_schedd
-        if not known_schedd(name):
-            raise GridError(f"{prog}: No such schedd named {name} in local pool")
+def _check_schedd(name, pool, prog):
+    """Locate the schedd as HTCondor's condor_qedit and condor_prio do: without -name
+    the local one (a -pool alone changes nothing); -name looked up in the local pool or
+    in the one -pool names, which must be this cell's (its host, with or without a
+    port), whose only schedd is named by its host."""
+    if not name:
+        return
+    if not schedd_named(name) or (pool is not None and not local_host(pool_host(pool))):
+        where = "local pool" if pool is None else f"pool {pool}" if prog == "condor_prio" else f"{pool} pool"
+        raise GridError(f"{prog}: No such schedd named {name} in {where}", 1)
 
 
 # ---------------------------------------------------------------- condor_prio
@@ -317,7 +323,7 @@ def parse_prio(argv):
     in the queue (``sel.allusers``); anything else is skipped with a warning."""
     from gridtools.formats.condor import c_atoi
     sel, args, warnings = Q.Selection(), list(argv), []
-    absolute = adjust = schedd = None
+    absolute = adjust = schedd = pool = None
     while args:
         arg = args.pop(0)
         if arg[:1] in "+-" and arg[1:2].isdigit():
@@ -325,9 +331,9 @@ def parse_prio(argv):
         elif arg == "-p":
             absolute = c_atoi(_take(args, arg))
         elif arg in ("-n", "-name"):
-            schedd = _take(args, arg)
+            schedd = _take(args, arg, f"condor_prio: {arg} requires another argument")
         elif arg == "-pool":
-            _take(args, arg)
+            pool = _take(args, arg, "condor_prio: -pool requires another argument")
         elif arg[:2] == "-a":
             sel.allusers = True
         elif arg[:1].isdigit():
@@ -342,18 +348,20 @@ def parse_prio(argv):
             sel.users.append(arg)
         else:
             warnings.append(f'Warning: unrecognized "{arg}" skipped')
-    if absolute is None and adjust is None:
-        raise UsageError(lines("You must specify a new priority or priority adjustment.",
-                               *PRIO_USAGE.rstrip().splitlines()), 1)
-    return sel, absolute, adjust, schedd, warnings
+    return sel, absolute, adjust, schedd, pool, warnings
 
 
 def prio_main(argv, prog="condor_prio"):
     try:
         if not argv:
             raise UsageError(PRIO_USAGE.rstrip(), 1)
-        sel, absolute, adjust, schedd, warnings = parse_prio(argv)
-        _check_schedd(schedd, prog)
+        sel, absolute, adjust, schedd, pool, warnings = parse_prio(argv)
+        if pool is not None and not schedd:
+            raise GridError(f"{prog}: -pool also requires -n to be specified", 1)
+        _check_schedd(schedd, pool, prog)
+        if absolute is None and adjust is None:
+            raise UsageError(lines("You must specify a new priority or priority adjustment.",
+                                   *PRIO_USAGE.rstrip().splitlines()), 1)
         check_write()
         for line in warnings:
             sys.stderr.write(line + "\n")
