@@ -54,7 +54,7 @@ def test_render_is_committed_and_round_trips(diamond):
     ("JOB PARENT a.sub\n", "ERROR: t.dag (line 1): token (PARENT) is a reserved word"),
     ("JOB A\n", "ERROR: t.dag (line 1): expected JOB name file"),
     ("JOB A a.sub BOGUS\n", 'ERROR: t.dag (line 1): invalid parameter "BOGUS"'),
-    ("JOB A a.sub\nRETRY A many\n", 'ERROR: t.dag (line 2): invalid retry count "many"'),
+    ("JOB A a.sub\nRETRY A many\n", 'ERROR: t.dag (line 2): Invalid Retry value "many"'),
     ("JOB A a.sub\nFROB A\n", "ERROR: t.dag (line 2): expected JOB"),
     ("JOB A a.sub\nPARENT A B\n", "ERROR: t.dag (line 2): Expected CHILD token"),
     ("JOB A a.sub\nVARS A x=1\n", "ERROR: t.dag (line 2): Unexpected characters in VARS"),

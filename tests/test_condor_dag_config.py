@@ -106,7 +106,7 @@ def test_a_dag_in_a_folder_the_user_cannot_write_is_refused_for_that(cell, workd
 
 
 def test_node_job_settings_priority_retry_record_submit_delay_and_one_proc(cell, workdir):
-    """DAGMAN_DEFAULT_PRIORITY is the least JobPrio of the node jobs (as -priority);
+    """DAGMAN_DEFAULT_PRIORITY is added to each node's PRIORITY (as -priority);
     DAGMAN_NODE_RECORD_INFO = RETRY puts a retried node's attempt in its job's
     DAGManNodeRetry; DAGMAN_SUBMIT_DELAY waits that many seconds before each submission;
     DAGMAN_PROHIBIT_MULTI_JOBS fails a node whose description queues more than one proc,
@@ -131,7 +131,7 @@ def test_node_job_settings_priority_retry_record_submit_delay_and_one_proc(cell,
     shown = sorted(line for line in history(cell, "DAGNodeName", "JobPrio", "DAGManNodeRetry", "KeepClaimIdle")
                    if not line.startswith("undefined"))      # (not the manager's own job)
     # (DAGMAN_HOLD_CLAIM_TIME, 20 by default: the jobs of a node with children keep their claim)
-    assert shown == ["B 9 undefined undefined", "F 7 1 20", "F 7 undefined 20"]
+    assert shown == ["B 16 undefined undefined", "F 7 1 20", "F 7 undefined 20"]
     assert order(workdir) == ["B"]
     from gridtools.formats.condor.userlog import EventType, parse_events
     with open(os.path.join(workdir, "diamond.dag.nodes.log")) as fh:

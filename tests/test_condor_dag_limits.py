@@ -1,8 +1,8 @@
 """DAGMan's throttles and script options against a running daemon: -maxpre and -maxpost
 (DAGMAN_MAX_PRE_SCRIPTS, DAGMAN_MAX_POST_SCRIPTS) bound the scripts that run at once,
 -maxidle (DAGMAN_MAX_JOBS_IDLE) holds back submissions while the DAG has that many idle
-procs, -AlwaysRunPost runs a POST script after a failed PRE script, -priority is the
-least JobPrio of the node jobs."""
+procs, -AlwaysRunPost runs a POST script after a failed PRE script, -priority is added to
+the JobPrio of the node jobs."""
 
 import os
 import re
@@ -151,16 +151,16 @@ def test_always_run_post_runs_the_post_script_after_a_failed_pre_script(cell, wo
     assert (order(workdir) if os.path.exists(os.path.join(workdir, "order")) else []) == ran
 
 
-def test_priority_is_the_least_jobprio_of_the_node_jobs(cell, workdir):
-    """-priority 5: a node without PRIORITY gets JobPrio 5, one with PRIORITY 10 keeps 10,
-    one with PRIORITY 2 gets 5."""
+def test_priority_is_added_to_the_jobprio_of_the_node_jobs(cell, workdir):
+    """-priority 5: a node without PRIORITY gets JobPrio 5, one with PRIORITY 10 gets 15,
+    one with PRIORITY 2 gets 7 (HTCondor's DAGMan adds the DAG's priority)."""
     for name in "ABC":
         node(workdir, name)
     write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nPRIORITY B 10\nPRIORITY C 2\n")
     dag = dagman_id(submit_dag(cell, workdir, "-priority", "5"))
     assert dag_ended(cell, dag)[0][12] == "0"
     shown = set(cell.run("condor_history", "-af", "DAGNodeName", "JobPrio").stdout.splitlines())
-    assert {"A 5", "B 10", "C 5"} <= shown
+    assert {"A 5", "B 15", "C 7"} <= shown
 
 
 def test_recovery_takes_a_noop_node_that_ran_as_done_and_runs_a_failed_pre_script_again(cell, workdir):

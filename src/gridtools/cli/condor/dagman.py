@@ -25,7 +25,7 @@ has none), then until nothing more can run:
   a NOOP node writes its fake job's events (``dagrecover``), then its submit file
   is submitted with the node's VARS as macros and ``DAGManJobId``,
   ``DAGNodeName``, ``DAGParentNodeNames`` and ``JobPrio`` (the node's
-  PRIORITY) in its job ads, the DAG's batch name in those that name
+  PRIORITY plus -Priority) in its job ads, the DAG's batch name in those that name
   none, the nodes log ``DAGFILE.nodes.log`` (``DAGManNodesLog``: the
   daemon writes each event there and to the node's own ``log =``, if any)
   and ``SubmitEventNotes = "DAG Node: NAME"`` (the note of its submit
@@ -54,7 +54,9 @@ running, no rescue DAG, and keeps the lock file: a manager that takes over
 a lock left by one that is gone runs in recovery mode (``Runner.recover``),
 restoring the submitted nodes (and the NOOP nodes that ran) from the nodes log.
 With -DoRecov (condor_submit_dag -DoRecovery) it starts in recovery mode even
-without such a lock: it reads the nodes log from its start. A PRE or POST script that the manager's own stop (hold or removal) cut short is
+without such a lock: it reads the nodes log from its start. A start not in recovery
+mode empties the nodes log first (``_monitor_nodes_log``), as HTCondor's DAGMan
+truncates it, so that it holds this run's events only. A PRE or POST script that the manager's own stop (hold or removal) cut short is
 recorded nowhere, as with HTCondor's DAGMan (``NodeScripts._reap_scripts``): it
 runs again.
 
@@ -183,7 +185,8 @@ CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
                 "DAGMAN_PROHIBIT_MULTI_JOBS": "prohibit_multi_jobs",
                 "DAGMAN_PUT_FAILED_JOBS_ON_HOLD": "hold_failed_jobs",
                 "DAGMAN_SUBMIT_DEPTH_FIRST": "depth_first", "DAGMAN_RETRY_NODE_FIRST": "retry_node_first",
-                "DAGMAN_RETRY_SUBMIT_FIRST": "retry_submit_first"}
+                "DAGMAN_RETRY_SUBMIT_FIRST": "retry_submit_first",
+                "DAGMAN_RESET_RETRIES_UPON_RESCUE": "reset_retries"}
 #: the ones whose value is text (condor_submit_dag's: DAGMAN_INSERT_SUB_FILE is the
 #: default of -insert_sub_file) -> its option
 CONFIG_TEXTS = {"DAGMAN_INSERT_SUB_FILE": "insert_sub_file", "DAGMAN_NODE_RECORD_INFO": "node_record_info"}
@@ -196,7 +199,7 @@ DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": Fal
 CONFIG_DEFAULTS = {"append_vars": False, "prohibit_multi_jobs": False, "hold_failed_jobs": False,
                    "submit_delay": 0, "node_record_info": "", "max_job_holds": 100, "hold_claim_time": 20,
                    "depth_first": False, "retry_node_first": False, "max_submit_attempts": 6,
-                   "retry_submit_first": True, "use_strict": dagstrict.DEFAULT}
+                   "retry_submit_first": True, "use_strict": dagstrict.DEFAULT, "reset_retries": True}
 
 
 def _settings(config, source, names=None):
@@ -332,6 +335,7 @@ def apply_config(opts, log):
     log(f"DAGMAN_MAX_SUBMIT_ATTEMPTS setting: {opts['max_submit_attempts']}")
     log(f"DAGMAN_RETRY_SUBMIT_FIRST setting: {opts['retry_submit_first']}")
     log(f"DAGMAN_USE_STRICT setting: {opts['use_strict']}")
+    log(f"DAGMAN_RESET_RETRIES_UPON_RESCUE setting: {opts['reset_retries']}")
     if opts["node_record_info"]:
         log(f"DAGMAN_NODE_RECORD_INFO: {opts['node_record_info']}")
 
@@ -633,10 +637,10 @@ def _lock(opts, log):
     for path in (opts["lockfile"], opts["dag"] + ".nodes.log"):
         if remove_planted(path):        # (another user's, in a folder of the DAG's owner)
             log(f"WARNING: removed {path}, which was not a file of this DAG's owner")
-    # -DoRecov: the run began at the nodes log's start (a later takeover reads it all too)
-    since = 0 if opts.get("do_recovery") else _size(opts["dag"] + ".nodes.log")
+    # the run begins at the nodes log's start: a fresh start empties it (``_monitor_nodes_log``)
+    # and -DoRecov reads it all (a later takeover reads it from there too)
     try:
-        lock, holder = daglock.take(opts["lockfile"], own_job_id(), since)
+        lock, holder = daglock.take(opts["lockfile"], own_job_id(), 0)
     except GridError as exc:
         text = f"ERROR: {exc}; this DAG manager ends without running {opts['dag']}"
         log.error(text)
@@ -662,10 +666,12 @@ def _lock(opts, log):
     return None
 
 
-def _monitor_nodes_log(path, log):
+def _monitor_nodes_log(path, log, truncate=False):
     """Make the nodes log when it is missing, before anything of the DAG runs (as
-    HTCondor's DAGMan monitors it at its start): True when it is a regular file of the
-    DAG's owner's, reached without a link. Else (a link or a file another user left at its
+    HTCondor's DAGMan monitors it at its start), and with ``truncate`` (a start not in
+    recovery mode: a new run, or a rescue DAG's) empty it, as HTCondor's DAGMan does, so
+    that a later recovery reads this run's events only: True when it is a regular file
+    of the DAG's owner's, reached without a link. Else (a link or a file another user left at its
     name, in a folder where the owner may not remove it; a folder that cannot be written)
     the DAG cannot run: that is said in HTCondor's DAGMan's words, in the DAGMan log and on
     stderr (DAGFILE.lib.err), and False."""
@@ -673,6 +679,9 @@ def _monitor_nodes_log(path, log):
     from gridtools.ownfiles import claim
     try:
         claim(path)
+        if truncate:
+            log(f"MultiLogFiles: truncating log file {path}")
+            _truncate_own(path)
         return True
     except OSError as exc:
         why = ""
@@ -688,11 +697,18 @@ def _monitor_nodes_log(path, log):
     return False
 
 
-def _size(path):
+def _truncate_own(path):
+    """Empty ``path``, a regular file of the caller's own reached without a link
+    (PermissionError otherwise: nothing of another user's is emptied)."""
+    import stat
+    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+            raise PermissionError(13, "Permission denied", path)
+        os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)
 
 
 def _run(opts, log, removal, prog):
@@ -724,7 +740,7 @@ def _run(opts, log, removal, prog):
         log("Dumping rescue DAG and exiting because of -DumpRescue flag")
         runner.write_rescue()
         return 0, False
-    if not _monitor_nodes_log(runner.nodes_log, log):
+    if not _monitor_nodes_log(runner.nodes_log, log, truncate=opts.get("recover_from") is None):
         return EXIT_FAILED, False
     runner.begin()
     if opts.get("recover_from") is not None:

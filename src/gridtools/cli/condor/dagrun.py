@@ -626,11 +626,10 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                                      one_proc=bool(self.opts.get("prohibit_multi_jobs")))
 
     def _priority(self, node):
-        """The JobPrio of a node's jobs: its PRIORITY, at least -priority."""
-        prio = int(node.priority or 0)
-        if self.opts.get("priority"):           # -priority: the least JobPrio of the node jobs
-            prio = max(prio, int(self.opts["priority"]))
-        return prio
+        """The JobPrio of a node's jobs (and a SUBDAG node's -priority): its PRIORITY plus
+        the DAG's own (-priority, DAGMAN_DEFAULT_PRIORITY, or the priority of the node
+        that runs this DAG as a nested DAG), as HTCondor's DAGMan adds them up."""
+        return int(node.priority or 0) + int(self.opts.get("priority") or 0)
 
     def _subdag(self, name, dag, priority=0):
         """(submit file, its text) of a SUBDAG EXTERNAL node: a DAG manager job of its
@@ -962,7 +961,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         created = _created(time.gmtime())
         final = {self._final_name()}        # the FINAL node runs again with the rescue DAG
         text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed, created,
-                                      self._retries())
+                                      self._retries(), keep_retries=not self.opts.get("reset_retries", True))
         from gridtools.ownfiles import open_text
         with open_text(name) as fh:
             fh.write(text)

@@ -53,7 +53,7 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
     -MaxHold <number>   (accepted: maximum number of HOLD scripts to run at once)
     -AlwaysRunPost      (run POST scripts even if PRE script fails)
     -DontAlwaysRunPost  (don't run POST scripts if PRE script fails; the default)
-    -priority <priority> (the minimum JobPrio of the DAG's node jobs)
+    -priority <priority> (added to the PRIORITY of the DAG's nodes for their JobPrio)
     -suppress_notification (node jobs send no e-mail)
     -dont_suppress_notification (node jobs send e-mail as their submit files say; the default)
     -DumpRescue         (the DAG manager writes a rescue DAG and exits at once)
@@ -214,8 +214,8 @@ def deep_of(opts):
 def sub_options(deep, priority=0):
     """The Options of a nested DAG's submit file, as HTCondor's DAGMan runs
     ``condor_submit_dag -no_submit -update_submit [-Priority P]`` with its deep options
-    on it: ``deep`` (``deep_of``, or the manager's ``inherit``), the node's priority (the
-    least JobPrio of the nested DAG's node jobs); a nested DAG's paths are relative to
+    on it: ``deep`` (``deep_of``, or the manager's ``inherit``), the node's priority (its
+    PRIORITY plus its DAG's: the nested DAG's own priority, added to its nodes'); a nested DAG's paths are relative to
     its own folder."""
     opts = Options()
     opts.use_dag_dir = True

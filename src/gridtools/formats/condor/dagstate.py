@@ -40,13 +40,15 @@ def latest_rescue(dag_file, names):
     return name, number
 
 
-def render_rescue(dag_file, dag, done, failed, created, retries=None):
+def render_rescue(dag_file, dag, done, failed, created, retries=None, keep_retries=False):
     """A partial rescue DAG: a comment header, then for each node (in the DAG's order)
     a DONE line when it finished and a RETRY line when it has retries, as HTCondor's
-    DAGMan writes them (the count reset to the node's full RETRY). ``retries``: node ->
-    (retries performed, its last return value) of the nodes that ran; a failed node
-    whose UNLESS-EXIT value stopped its retries gets a comment saying so. Run with the
-    original file it resumes there. ``created`` is a time stamp text (UTC)."""
+    DAGMan writes them (the count reset to the node's full RETRY; with ``keep_retries``,
+    DAGMAN_RESET_RETRIES_UPON_RESCUE = False, the retries it has left, after a comment
+    saying how many were performed). ``retries``: node -> (retries performed, its last
+    return value) of the nodes that ran; a failed node whose UNLESS-EXIT value stopped
+    its retries gets a comment saying so. Run with the original file it resumes there.
+    ``created`` is a time stamp text (UTC)."""
     retries = retries or {}
     failed, done = set(failed), set(done)
     failed_names = [n for n in dag.nodes if n in failed]   # (SERVICE nodes are never written)
@@ -67,12 +69,17 @@ def render_rescue(dag_file, dag, done, failed, created, retries=None):
         if node.retry <= 0:
             continue
         performed, returned = retries.get(name, (0, None))
+        performed = min(performed, node.retry)
         if name in failed and performed < node.retry and node.retry_unless_exit is not None \
                 and returned == node.retry_unless_exit:
             lines.append(f"# {performed} of {node.retry} retries performed; remaining attempts "
                          f"aborted after node returned {returned}")
+        elif keep_retries:
+            lines.append(f"# {performed} of {node.retry} retries already performed; "
+                         f"{node.retry - performed} remaining")
+        count = node.retry - performed if keep_retries else node.retry
         unless = "" if node.retry_unless_exit is None else f" UNLESS-EXIT {node.retry_unless_exit}"
-        lines.append(f"RETRY {name} {node.retry}{unless}")
+        lines.append(f"RETRY {name} {count}{unless}")
     return "".join(line + "\n" for line in lines)
 
 

@@ -21,10 +21,27 @@ def _int(dag, number, text, what):
         raise _error(dag, number, f"invalid {what} \"{text}\"") from None
 
 
+_LEADING_NUMBER = re.compile(r"\s*([+-]?[0-9]+)")
+
+
+def _c_int(dag, number, text, words):
+    """``text`` read as HTCondor's DAGMan reads a RETRY count or a PRIORITY value: the
+    number it begins with (strtol: what follows is not looked at), held to 64 bits
+    (beyond them the largest or least one), then cut to a 32-bit int (its low 32 bits,
+    two's complement: 4294967297 is 1, a number beyond 64 bits -1). No number at its start
+    is an error, in ``words``."""
+    found = _LEADING_NUMBER.match(text or "")
+    if not found:
+        raise _error(dag, number, f"{words} \"{text}\"")
+    value = max(-(1 << 63), min(int(found.group(1)), (1 << 63) - 1))
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
 def _retry(dag, number, words, _line, _splices):
     if len(words) < 3:
         raise _error(dag, number, "expected RETRY name count [UNLESS-EXIT value]")
-    count = _int(dag, number, words[2], "retry count")
+    count = _c_int(dag, number, words[2], "Invalid Retry value")
     if count < 0:
         raise _error(dag, number, f"Invalid Retry value \"{count}\" (cannot be negative)")
     unless = None
@@ -103,7 +120,7 @@ def _script(dag, number, words, line, _splices):
 def _priority(dag, number, words, _line, _splices):
     if len(words) != 3:
         raise _error(dag, number, "expected PRIORITY name value")
-    value = _int(dag, number, words[2], "priority")
+    value = _c_int(dag, number, words[2], "Invalid PRIORITY value")
     for node in _targets(dag, number, words[1], "can not have a priority"):
         if node.priority and node.priority != value:
             warn(dag, 2, f"Warning: new priority {value} for node {node.name} overrides old value "
