@@ -104,7 +104,7 @@ def test_dump_and_dry_run_files_are_not_written_through_another_users_link(cell,
 
 def test_command_line_settings_stand_at_the_top_of_the_description(cell, workdir):
     write(os.path.join(workdir, "s.sub"), "executable = /bin/echo\nrequest_memory = 5\nqueue\n")
-    dry = cell.run("condor_submit", "-dry-run", "-", "+Foo=3", "request_memory=77", "arguments=x",
+    dry = cell.run("condor_submit", "-dry-run", "-", "MY.Foo=3", "request_memory=77", "arguments=x",
                    "request_disk=2048", "s.sub", cwd=workdir)
     assert dry.returncode == 0, dry.stderr
     assert "Foo = 3\n" in dry.stdout and 'Args = "x"\n' in dry.stdout

@@ -130,7 +130,7 @@ def test_warn_on_unused_submit_file_macros_false_turns_it_off(cell, workdir):
 
 def test_a_plain_description_warns_of_nothing(cell, workdir):
     write(os.path.join(workdir, "p.sub"), EXE + "output = o.$(Cluster).$(Process)\nlog = l\n"
-          "request_memory = 1G\ngetenv = true\nqueue x in (a, b)\n")
+          "request_memory = 1G\ngetenv = true\narguments = $(x)\nqueue x in (a, b)\n")
     proc = cell.run("condor_submit", "-dry-run", "-", "p.sub", cwd=workdir)
     assert proc.returncode == 0 and proc.stderr == ""
 

@@ -148,7 +148,8 @@ def test_owner_and_ids(ctx):
     ("executable = run.sh\nqueue x matching files dirs *\n", "Queue keyword conflict"),
     ("executable = run.sh\nqueue from nolist.txt\n", "can't open file nolist.txt"),
     ("executable = run.sh\nX = $INT(Y)\nY = abc\narguments = $(X)\nqueue\n",
-     "ERROR: $INT() macro: abc does not evaluate to an integer!"),
+     "ERROR at Queue statement on Line 5: $INT() macro: abc does not evaluate to an integer!\n"
+     "\t at Step 0, ItemIndex 0"),
     # (the macro functions' refusals, in HTCondor 24's words)
     ("executable = run.sh\narguments = $INT(5,%s)\nqueue\n", "$INT() macro: '%s' is not a valid format specifier!"),
     ("executable = run.sh\narguments = $INT(5,%d %d)\nqueue\n", "$INT() macro: '%d %d' is not a valid format"),
@@ -221,7 +222,8 @@ def test_errors_in_htcondor_words(text, message, ctx):
     assert message in str(info.value)
     assert "\n" not in str(info.value).strip() or "full arguments" in str(info.value) or \
         "environment you specified" in str(info.value) or "MAX_JOBS_PER_SUBMISSION" in str(info.value) or \
-        "Is Circular" in str(info.value) or "allow_environment_v1" in str(info.value)
+        "Is Circular" in str(info.value) or "allow_environment_v1" in str(info.value) or \
+        "\n\t at Step 0, ItemIndex 0" in str(info.value)
 
 
 # ---------------------------------------------------------------------- queue

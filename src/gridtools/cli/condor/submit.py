@@ -48,7 +48,7 @@ from gridtools.formats.condor import spec as condor_spec
 from gridtools.formats.condor.fsview import LocalFiles
 from gridtools.formats.condor.jobattrs import unquoted
 from gridtools.formats.condor.jobad import ADMIN_KNOBS, SubmitContext, max_jobs
-from gridtools.formats.condor.submit import COMMAND, Assignment, parse_submit
+from gridtools.formats.condor.submit import COMMAND, Assignment, QueueStatement, parse_submit, plain_count
 from gridtools.spool import ids
 
 #: the request's mark of an HTCondor command (the daemon's security levels apply)
@@ -201,10 +201,10 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
         warnings.append(more().EMPTY_QUEUE.format(source=source))
     if ads and warnings is not None and not opts.get("interactive"):
         whole = "\n".join([text, *opts["append"]])
-        if _may_be_unused(desc, whole):
+        if _may_be_unused(desc, whole, opts["variables"]):
             from gridtools.cli.condor import submit_unused
             if submit_unused.warn_unused_on(opts, knobs):
-                warnings.extend(submit_unused.unused_lines(desc, whole))
+                warnings.extend(submit_unused.unused_lines(desc, whole, opts["variables"], ctx.files))
     return sorted(clusters.items())
 
 
@@ -220,13 +220,20 @@ PLAIN_COMMANDS = frozenset((
     "periodic_release", "periodic_remove", "max_retries", "job_lease_duration", "leave_in_queue"))
 
 
-def _may_be_unused(desc, text):
+def _may_be_unused(desc, text, variables=None):
     """False when no command line of the description can be one condor_submit warns
     of as unused (``submit_unused.unused_lines``), which the commonest descriptions let
     know without the list of every command: each sets one of PLAIN_COMMANDS, a dotted
     name (a ``MY.`` attribute), or a macro ``text`` (the description and the lines
-    appended) refers to as ``$(name)``, spelled as set."""
+    appended) refers to as ``$(name)``, spelled as set; no command-line ``NAME=value``
+    (``variables``) sets another name, and no queue statement has variables."""
+    if variables and any("." not in name for name in variables):
+        return True
     for statement in desc.statements:
+        if isinstance(statement, QueueStatement):
+            if statement.inline is not None or plain_count(statement.args) is None:
+                return True
+            continue
         if isinstance(statement, Assignment) and statement.kind == COMMAND:
             name = statement.name
             if name.lower() in PLAIN_COMMANDS or "." in name:

@@ -146,13 +146,15 @@ def queue_words(opts, arg, args):
 
 
 def variable(opts, arg):
-    """A ``NAME=value`` argument (``+NAME`` is ``MY.NAME``), set before the file is read."""
+    """A ``NAME=value`` argument, set before the file is read. As HTCondor's
+    condor_submit reads it, the name is letters, digits, ``_``, ``.`` and ``/`` (``MY.NAME``
+    an attribute): ``+NAME`` is refused (its test of a leading ``+`` looks at the second
+    character, which makes ``a+b`` the name ``MY.+b``, refused too)."""
     name, _, value = arg.partition("=")
     name, value = name.strip(), value.strip()
-    if name.startswith("+"):
+    if name[1:2] == "+":
         name = "MY." + name[1:]
-    if not name or not (name[0].isalpha() or name[0] == "_") or \
-            not all(c.isalnum() or c in "_." for c in name):
+    if not name or not all(c.isascii() and c.isalnum() or c in "_./" for c in name):
         raise UsageError(f"condor_submit: invalid attribute name '{name}' for attrib=value assigment", 1)
     opts["variables"][name] = value
 

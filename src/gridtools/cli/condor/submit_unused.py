@@ -85,6 +85,8 @@ ALWAYS_USED = frozenset(("dag_status", "failed_count", "job", "retry", "submitwa
                          "submitwarnemptyfields"))
 #: what condor_submit says of a line nothing used (after ``WARNING: ``)
 UNUSED_LINE = "the line '{name} = {value}' was unused by condor_submit. Is it a typo?"
+#: what condor_submit says of a queue statement's variable nothing used
+UNUSED_VARIABLE = "the Queue variable '{name}' was unused by condor_submit. Is it a typo?"
 
 
 def warn_unused_on(opts, knobs):
@@ -95,15 +97,20 @@ def warn_unused_on(opts, knobs):
     return on != bool(opts.get("unused"))
 
 
-def unused_lines(desc, text):
+def unused_lines(desc, text, variables=None, files=None):
     """The warnings of the description's command lines that nothing used: no submit
     command of that name (nor the job attribute it sets), no reference to it as a macro
     (``$(name)``, a function's argument, an ``if`` condition), not a ``+``/``MY.``
     attribute, nor another dotted name, as condor_submit says them after a submission
-    that queued jobs (the last line of a name, by names in order, any case)."""
+    that queued jobs (the last line of a name, by names in order, any case).
+    Command-line ``NAME=value`` settings (``variables``) count as lines before the
+    description's, and a queue statement's variables (``files``: what a table's heading
+    is read through) that nothing refers to are said too, as condor_submit says them."""
     from gridtools.formats.condor import jobattrs
     from gridtools.formats.condor.jobad import ALIASES
     from gridtools.formats.condor.submit import COMMAND, Assignment
+    variables = variables or {}
+    text = "\n".join([text, *variables.values()])
     used = set(ALWAYS_USED)
     for inside in _references(text):
         used.update(word.lower() for word in _names(inside))
@@ -112,16 +119,51 @@ def unused_lines(desc, text):
         if word.lower() in ("if", "elif"):
             used.update(word.lower() for word in _names(condition))
     lines = {}
+    for name, value in variables.items():
+        if name[:1] != "+":
+            lines[name.lower()] = Assignment(name, value, COMMAND)
     for statement in desc.statements:
         if isinstance(statement, Assignment) and statement.kind == COMMAND:
             lines[statement.name.lower()] = statement
+    queued = {key: name for key, name in queue_variables(desc, files).items() if key not in lines}
     found = []
-    for key in sorted(lines):
+    for key in sorted([*lines, *queued]):
         if key in used or "." in key or key in KNOWN_COMMANDS or _custom_request(key) \
                 or key in ALIASES or key in ALIASES.values() or key in jobattrs.MORE_COMMANDS \
                 or key in jobattrs.DEFERRAL_COMMANDS or key in jobattrs.CONTAINER_COMMANDS:
             continue
-        found.append(UNUSED_LINE.format(name=lines[key].name, value=lines[key].value))
+        if key in queued:
+            found.append(UNUSED_VARIABLE.format(name=queued[key]))
+        else:
+            found.append(UNUSED_LINE.format(name=lines[key].name, value=lines[key].value))
+    return found
+
+
+def queue_variables(desc, files=None):
+    """The variables of the description's queue statements that iterate over items,
+    by their names in lower case (spelled as first written; ``Item`` when a statement
+    names none; a table's as its heading names them, read through ``files``, but not
+    from a command's output, which is not run again)."""
+    from gridtools.errors import InputError
+    from gridtools.formats.condor.queue import Mode, parse_queue, piped_command
+    from gridtools.formats.condor.submit import QueueStatement, plain_count
+    found = {}
+    for statement in desc.statements:
+        if not isinstance(statement, QueueStatement) or \
+                statement.inline is None and plain_count(statement.args) is not None:
+            continue
+        try:
+            spec, _ = parse_queue(statement.args, lambda _text: 1)
+            if spec.mode is Mode.COUNT:
+                continue
+            if statement.inline is not None:
+                spec.inline = (spec.inline or []) + statement.inline
+            if spec.table is not None and (spec.inline is not None or piped_command(spec.source) is None):
+                spec.rows(files)        # (the heading names the variables)
+        except InputError:
+            continue
+        for name in spec.names:
+            found.setdefault(name.lower(), name)
     return found
 
 

@@ -4,7 +4,9 @@
 ``macros``). Each takes the ``Expander`` at work, the function's name in
 capitals, the text between its parentheses and the nesting depth, and returns
 the text it expands to. A problem is refused in HTCondor's words (its
-condor_submit stops there too).
+condor_submit stops there too); while condor_submit builds jobs
+(``Expander.report`` set) the refusal says where, as HTCondor 24's does (see
+``problem``).
 
 The format of ``$INT``, ``$REAL`` and ``$STRING`` (what follows the first
 comma, blanks kept) is C's printf format as HTCondor accepts it: exactly one
@@ -17,6 +19,14 @@ around it.
 import re
 
 from gridtools.formats.condor.macros import MacroProblem, filename_part, is_name
+
+
+def problem(exp, message):
+    """The error to raise for a function's problem ``message``: ``exp.report``'s (the
+    refusal that says the queue statement and the job, see ``submit.MacroReport``), or
+    a MacroProblem when the expansion has none."""
+    report = getattr(exp, "report", None)
+    return MacroProblem(message) if report is None else report(exp, message)
 
 
 def split_args(body):
@@ -46,12 +56,12 @@ def _number(exp, fname, body, depth):
     name, comma, fmt = body.partition(",")
     spec = _conversion(fmt, _INT_CONVERSIONS if fname == "INT" else _REAL_CONVERSIONS) if comma else None
     if comma and spec is None:
-        raise MacroProblem(f"${fname}() macro: '{fmt}' is not a valid format specifier!")
+        raise problem(exp, f"${fname}() macro: '{fmt}' is not a valid format specifier!")
     text = exp.value_of(name.strip(), depth)
     value = _evaluate(text)
     if not isinstance(value, (int, float)):         # (true and false count as 1 and 0)
-        raise MacroProblem(f"${fname}() macro: {text} does not evaluate to an "
-                           f"{'integer' if fname == 'INT' else 'real'}!")
+        raise problem(exp, f"${fname}() macro: {text} does not evaluate to an "
+                      f"{'integer' if fname == 'INT' else 'real'}!")
     if fname == "INT":
         return c_format(fmt, spec, int(value)) if comma else str(int(value))
     if not comma:
@@ -66,7 +76,7 @@ def _string(exp, _fname, body, depth):
     name, comma, fmt = body.partition(",")
     spec = _conversion(fmt, "sS") if comma else None
     if comma and spec is None:
-        raise MacroProblem(f"$STRING macro: '{fmt}' is not a valid format specifier!")
+        raise problem(exp, f"$STRING macro: '{fmt}' is not a valid format specifier!")
     text = exp.value_of(name.strip(), depth)
     value = _evaluate(text)
     if isinstance(value, str):
@@ -182,16 +192,28 @@ def _substr(exp, _fname, body, depth):
         text = exp.expand(raw, depth + 1) if raw is not None else ""
     else:
         text = exp.value_of(args[0], depth)
-    try:
-        start = int(_evaluate(exp.expand(args[1], depth + 1)))
-        length = int(_evaluate(exp.expand(args[2], depth + 1))) if len(args) > 2 else None
-    except (IndexError, TypeError, ValueError):
-        raise MacroProblem(f"$SUBSTR() macro: {body} is not valid") from None
+    if len(args) < 2:
+        raise problem(exp, "$SUBSTR() macro: no length specified!")
+    start, length = (_substr_number(exp, arg, depth) for arg in (args[1], args[2] if len(args) > 2 else "0"))
+    if start is None:
+        raise problem(exp, f"$SUBSTR() macro: {exp.expand(args[1], depth + 1)} is invalid start index!")
+    if length is None:
+        raise problem(exp, f"$SUBSTR() macro: {exp.expand(args[2], depth + 1)} is invalid length !")
+    if len(args) < 3:
+        length = None
     if start < 0:
         start = max(0, len(text) + start)
     if length is None:
         return text[start:]
     return text[start:start + length] if length >= 0 else text[start:length]
+
+
+def _substr_number(exp, arg, depth):
+    """The whole number a $SUBSTR position argument expands to, or None."""
+    try:
+        return int(_evaluate(exp.expand(arg, depth + 1)))
+    except (TypeError, ValueError):
+        return None
 
 
 def _choice(exp, _fname, body, depth):
@@ -201,15 +223,15 @@ def _choice(exp, _fname, body, depth):
     index_text = exp.value_of(first.strip(), depth)
     index = _evaluate(index_text)
     if not isinstance(index, (int, float)) or index < 0:
-        raise MacroProblem(f"$CHOICE() macro: {index_text} is invalid index!")
+        raise problem(exp, f"$CHOICE() macro: {index_text} is invalid index!")
     items = split_args(exp.expand(rest, depth + 1))
     if len(items) == 1:                             # the name of the macro of the list
         raw = exp.lookup(items[0]) if is_name(items[0]) else None
         if raw is None:
-            raise MacroProblem(f'$CHOICE() macro: no list named "{items[0]}"!')
+            raise problem(exp, f'$CHOICE() macro: no list named "{items[0]}"!')
         items = split_args(exp.expand(raw, depth + 1))
     if int(index) >= len(items):
-        raise MacroProblem(f"$CHOICE() config macro: index {int(index)} is out of range!")
+        raise problem(exp, f"$CHOICE() config macro: index {int(index)} is out of range!")
     return items[int(index)]
 
 
@@ -219,7 +241,7 @@ def _random_choice(exp, _fname, body, depth):
 
 
 def _random_integer(exp, _fname, body, depth):
-    return random_integer(exp.expand(body, depth + 1), _random(exp))
+    return random_integer(exp.expand(body, depth + 1), _random(exp), exp)
 
 
 def _leading_long(text):
@@ -228,26 +250,27 @@ def _leading_long(text):
     return int(m.group()) if m else None
 
 
-def random_integer(body, rng):
+def random_integer(body, rng, exp=None):
     """``$RANDOM_INTEGER(min,max[,step])`` of its expanded arguments ``body``: a multiple
     of step above min, up to max, drawn from ``rng`` (a ``random.Random``). As
     HTCondor's expansion of configurations and submit descriptions (one code, its
     words say "config macro" in both) reads it: the arguments are separated by
     commas, empty ones left out, each read as C's strtol reads a number; one that is
-    not a number is refused, as is a step below 1 and a min above max."""
+    not a number is refused, as is a step below 1 and a min above max (through
+    ``problem`` of ``exp``, the expansion at work, if any)."""
     args = [part.strip() for part in body.split(",")]
     args = [part for part in args if part]
     low = _leading_long(args[0]) if args else None
     if low is None:
-        raise MacroProblem("$RANDOM_INTEGER() config macro: invalid min!")
+        raise problem(exp, "$RANDOM_INTEGER() config macro: invalid min!")
     high = _leading_long(args[1]) if len(args) > 1 else None
     if high is None:
-        raise MacroProblem("$RANDOM_INTEGER() config macro: invalid max!")
+        raise problem(exp, "$RANDOM_INTEGER() config macro: invalid max!")
     step = _leading_long(args[2]) if len(args) > 2 else 1
     if step is None or step < 1:
-        raise MacroProblem("$RANDOM_INTEGER() config macro: invalid step!")
+        raise problem(exp, "$RANDOM_INTEGER() config macro: invalid step!")
     if low > high:
-        raise MacroProblem("$RANDOM_INTEGER() config macro: min > max!")
+        raise problem(exp, "$RANDOM_INTEGER() config macro: min > max!")
     return str(low + rng.randrange((step + high - low) // step) * step)
 
 

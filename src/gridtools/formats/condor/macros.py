@@ -95,6 +95,10 @@ class Expander:
 
     #: $SUBSTR's first argument names a macro, or nothing (as condor_submit reads it)
     names_only = True
+    #: ``report(expander, message)``: the error that refuses a function form's problem,
+    #: saying where it is (``macrofuncs.problem``); None: a MacroProblem. Set while
+    #: condor_submit builds jobs.
+    report = None
 
     def __init__(self, lookup, environ=None, rng=None):
         self.lookup = lookup

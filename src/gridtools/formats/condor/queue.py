@@ -29,6 +29,10 @@ their blanks), ``comma_sep=false`` (split at commas and blanks), ``sep=C``
 (split at the character C), ``csv`` (no heading) and ``standard`` (no
 heading, split as other lists are).
 
+An empty row (blanks only, unless a table keeps its blanks) changes no variable:
+its jobs have the values of the row before it (nothing before the first), as
+HTCondor's condor_submit makes them.
+
 ``parse_queue`` reads the statement; ``QueueSpec.items(files)`` produces the
 item rows, reading files and globbing through ``files`` (see fsview).
 """
@@ -118,8 +122,16 @@ class QueueSpec:
         if row is None:
             return {DEFAULT_VAR: ""}
         if self.table is not None:
-            return dict(zip(self.names, table_options(self.table).split(row, len(self.names))))
-        return split_item(row, self.names)
+            options = table_options(self.table)
+            values = options.split(row, len(self.names))
+            empty = not (row.strip(" \t\r\n") if options.standard() or options.trim else row.rstrip("\r\n"))
+        else:
+            values, empty = split_item(row, self.names), not row.strip()
+        if empty:       # (HTCondor's: an empty row leaves the variables as the row before set them)
+            previous = getattr(self, "_previous", None)
+            return dict.fromkeys(self.names, "") if previous is None else previous
+        self._previous = values = dict(zip(self.names, values)) if self.table is not None else values
+        return values
 
     def _heading(self, rows):
         """The rows of a table without its heading (and the rows skipped), the

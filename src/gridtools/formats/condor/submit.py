@@ -19,7 +19,7 @@ statement; a ``queue_override`` (``-queue``) replaces a missing queue
 statement and is an error when the text has one.
 """
 
-from gridtools.errors import InputError
+from gridtools.errors import InputError, lines
 
 #: the letters a command's name starts with: ASCII letters and ``_``, and the four other
 #: letters that match them when case is ignored (as HTCondor's names are)
@@ -62,14 +62,28 @@ class Assignment:
         return f"{prefix}{self.name} = {self.value}"
 
 
+#: the queue statement whose jobs are being built (the last one whose arguments were
+#: read): where condor_submit says a macro's problem is (``MacroReport``)
+_current_queue = [None]
+
+
 class QueueStatement:
-    __slots__ = ("args", "inline", "line")
+    __slots__ = ("_args", "inline", "line")
     __eq__, __repr__, __hash__ = _same_fields, _fields_repr, None
 
     def __init__(self, args="", inline=None, line=0):
-        self.args = args        # the raw text after ``queue`` (macros not yet expanded)
+        self._args = args       # the raw text after ``queue`` (macros not yet expanded)
         self.inline = inline    # lines of a list opened by ``(`` on its line, or None
         self.line = line
+
+    @property
+    def args(self):
+        _current_queue[0] = self            # (its jobs are built after their arguments are read)
+        return self._args
+
+    @args.setter
+    def args(self, value):
+        self._args = value
 
     def render(self):
         head = f"queue {self.args}".rstrip()
@@ -102,7 +116,45 @@ class SubmitDescription:
         """The job ads as ``classad.draft.DraftAd``s (what condor_submit prints and
         queues without making ClassAds of them)."""
         from gridtools.formats.condor.jobad import build_jobs
-        return build_jobs(self, cluster_id, context, procid)
+        if "$" not in self.render():
+            return build_jobs(self, cluster_id, context, procid)
+        from gridtools.formats.condor.macros import Expander
+        Expander.report = MacroReport(self.source)
+        try:
+            return build_jobs(self, cluster_id, context, procid)
+        finally:
+            Expander.report = None
+            _current_queue[0] = None
+
+
+class MacroReport:
+    """How condor_submit refuses a problem of a macro function (``$INT()`` of a value
+    that is no integer, ``$RANDOM_INTEGER()`` of a bad range...) met while its jobs are
+    built, as HTCondor 24's condor_submit does (its macro code stops the program, which
+    says the problem where it is): ``ERROR at Queue statement on Line N: ...``
+    (``ERROR with -queue argument: ...``) and a line of the job's step and item index;
+    no job is submitted and the exit code is 4 (HTCondor's JOB_EXCEPTION)."""
+
+    #: condor_submit's exit code after such a problem
+    EXIT_CODE = 4
+
+    def __init__(self, source):
+        self.source = source
+
+    def __call__(self, exp, message):
+        """The InputError that refuses ``message`` met by the expansion ``exp``."""
+        statement = _current_queue[0]
+        if statement is None:
+            where = ""
+        elif statement.line == 0:
+            where = " with -queue argument"
+        else:
+            where = f" at Queue statement on Line {statement.line}"
+        said = [f"ERROR{where}: {message}"]
+        step, index = exp.lookup("step"), exp.lookup("itemindex")
+        if statement is not None and step is not None and index is not None:
+            said.append(f"\t at Step {step}, ItemIndex {index}")
+        return InputError(lines(*said), self.EXIT_CODE)
 
 
 def error_at(line, message, source="submit file"):
