@@ -12,6 +12,11 @@ working copy, jobs submitted into a reservation, and the end of reservations.
 - ``calendar_conflict``: a queue or calendar change (qconf) that would make a
   calendar close a reserved queue instance within its reservation's window
   is refused, as Grid Engine refuses it.
+- ``capacity_conflict``: a qconf change that would leave less than the
+  reservations hold in their windows (``reserved``: a queue's slots, a
+  consumable's capacity of a queue, host or the global host; a PE's slots),
+  or take from a reserved queue instance the PE or checkpointing environment
+  it was granted with, is refused in Grid Engine's words.
 - ``ar_delete``: the owner, operators and managers delete reservations by id,
   name or owner (``-u``); its jobs go with it.
 - ``expire``: a reservation whose end has come is removed with its jobs:
@@ -460,6 +465,153 @@ def calendar_conflict(state, kind, name, obj):
             if not open_during(year, week, float(data["start"]), float(data["end"])):
                 return words.calendar_conflict(cal_name, ar_id)
     return None
+
+
+# ---------------------------------------------------------------- capacity
+
+def _live(state, now):
+    """(id, data) of the reservations that still hold something: granted or in error, and
+    not over."""
+    for ar_id, data in sorted(table(state).items()):
+        if data.get("state") != ARState.DELETED.value and float(data["end"]) > now:
+            yield ar_id, data
+
+
+def reserved(state, now=None):
+    """What the reservations not yet over hold, as Grid Engine books them:
+    ``{(level, name): [(start, end, amount), ...]}`` with ``level`` one of the
+    capacity levels of ``sched.resources`` (the global host, a host, a queue
+    instance) and ``name`` ``slots`` or a consumable a reservation asked for
+    (per slot, or once on its master instance for a JOB consumable)."""
+    from gridtools.sched.resources import levels, per_grant
+    now = time.time() if now is None else now
+    complexes = state_complexes(state)
+    held = {}
+    for _ar_id, data in _live(state, now):
+        try:
+            ar = sched_ar.advance_reservation(data, complexes)
+        except (KeyError, TypeError, ValueError):
+            continue
+        for i, (q, h, n) in enumerate(ar.granted):
+            wanted = [("slots", n)]
+            wanted += [(name, per_grant(complexes[name], amount, n, i == 0)) for name, amount in ar.amounts]
+            for name, amount in wanted:
+                if not amount:
+                    continue
+                for level in levels(q, h):
+                    held.setdefault((level, name), []).append((ar.start, ar.end, amount))
+    return held
+
+
+def peak(spans):
+    """The most that ``(start, end, amount)`` spans hold at one moment (a window holds
+    from its start up to, not including, its end)."""
+    moments = sorted([(end, 0, -amount) for start, end, amount in spans]
+                     + [(start, 1, amount) for start, end, amount in spans])
+    most = current = 0
+    for _at, _kind, change in moments:
+        current += change
+        most = max(most, current)
+    return most
+
+
+def _values(mapping, complexes):
+    """complex name -> number of a complex_values mapping (shortcuts named by their
+    complex; what is no number left out)."""
+    found = {}
+    for name, text in (mapping or {}).items():
+        cx = complexes.get(str(name))
+        value = inputs.value_or_none(cx, text) if cx is not None else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            found[cx.name] = value
+    return found
+
+
+def _capacity_refusal(held, level, old, new):
+    """Grid Engine's refusal when the changed values ``new`` (complex name -> number;
+    ``old`` as they were) of ``level`` fall below what reservations hold there."""
+    for name in sorted(new):
+        if name == "slots" and level[0] == "queue":
+            continue
+        value = new[name]
+        if old.get(name) == value:
+            continue
+        most = peak(held.get((level, name), ()))
+        if most and value < most - 1e-9:
+            return f'denied: changing "{name}" in complex_values would break advance reservation'
+    return None
+
+
+def _queue_refusal(state, name, obj, held):
+    conf = state.config
+    old = conf.objects["queue"].get(name) or {}
+    groups = inputs.hostgroups(conf)
+    complexes = state_complexes(state)
+    from gridtools.sched.resources import queue_level
+    hosts = []
+    for ar_id, data in _live(state, time.time()):
+        for q, h, _n in data.get("granted") or ():
+            if q != name:
+                continue
+            for attr, used in (("pe_list", data.get("pe")), ("ckpt_list", data.get("ckpt"))):
+                if used and used not in (inputs.qvalue(obj, attr, h, groups) or ()):
+                    return f'denied: removing "{used}" from {attr} would break advance reservation {ar_id}'
+            if h not in hosts:
+                hosts.append(h)
+    for h in hosts:
+        level = queue_level(name, h)
+        slots, before = (inputs.qvalue(queue, "slots", h, groups) for queue in (obj, old))
+        most = peak(held.get((level, "slots"), ()))
+        if slots != before and int(slots or 0) < most:
+            return f"denied: {int(most)} slots are already reserved in {name}@{h} by an advance reservation"
+        why = _capacity_refusal(held, level,
+                                _values(inputs.qvalue(old, "complex_values", h, groups), complexes),
+                                _values(inputs.qvalue(obj, "complex_values", h, groups), complexes))
+        if why:
+            return why
+    return None
+
+
+def pe_slots_reserved(state, pe_name):
+    """The slots the reservations not yet over hold in parallel environment ``pe_name``."""
+    return sum(int(n) for _ar_id, data in _live(state, time.time()) if data.get("pe") == pe_name
+               for _q, _h, n in data.get("granted") or ())
+
+
+def capacity_conflict(state, kind, name, obj):
+    """Grid Engine's refusal when storing ``obj`` (a queue, an execution host or the
+    global host, a parallel environment named ``name``) would leave less than granted
+    advance reservations hold there in their windows: a queue's slots, a consumable's
+    capacity in complex_values, a PE's slots; or would take from a reserved queue
+    instance the parallel environment or checkpointing environment its reservation
+    was granted with. None when it may be stored."""
+    if kind not in ("queue", "exechost", "pe") or not table(state):
+        return None
+    if kind == "pe":
+        most = pe_slots_reserved(state, name)
+        try:
+            slots = int(obj.get("slots") or 0)
+        except (TypeError, ValueError):
+            return None
+        if slots < most:
+            return f"denied: lowering slots amount below {most} would break advance reservations"
+        return None
+    held = reserved(state)
+    if kind == "queue":
+        return _queue_refusal(state, name, obj, held)
+    from gridtools.sched.resources import GLOBAL, host_level
+    complexes = state_complexes(state)
+    old = state.config.objects["exechost"].get(name) or {}
+    return _capacity_refusal(held, GLOBAL if name == "global" else host_level(name),
+                             _values(old.get("complex_values"), complexes),
+                             _values(obj.get("complex_values"), complexes))
+
+
+def reserved_queues(state, host=None):
+    """The cluster queues (sorted) holding reservations not yet over (with ``host``: on
+    that host)."""
+    return sorted({q for _ar_id, data in _live(state, time.time()) for q, h, _n in data.get("granted") or ()
+                   if host is None or h == host})
 
 
 # ---------------------------------------------------------------- errors

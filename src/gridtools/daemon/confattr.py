@@ -38,7 +38,7 @@ name). Each changed object is validated and stored as a whole.
 from gridtools.daemon import arreq, confstore
 from gridtools.errors import ConfigError, GridError
 from gridtools.formats.sge import objects
-from gridtools.formats.sge.codecs import PerHost, PerHostCodec, ValueProblem, split_per_host, split_words
+from gridtools.formats.sge.codecs import NameList, PerHost, PerHostCodec, ValueProblem, split_per_host, split_words
 
 #: the obj_nm words of qconf -> object kind
 OBJECTS = {"queue": "queue", "exechost": "exechost", "hostgroup": "hostgroup", "pe": "pe",
@@ -131,6 +131,8 @@ def merge(mode, current, text, codec, attr, owner, notes=None, whole=False):
             return current
     if isinstance(new, dict):
         return _merge_dict(mode, dict(current or {}), new, attr, owner, notes)
+    if mode == "modify" and not isinstance(codec, NameList):
+        return new          # (qtype and subordinate_list are no name lists: -mattr sets them)
     return _merge_list(mode, list(current or []), new, attr, owner, notes)
 
 
@@ -343,7 +345,8 @@ def _store(ctx, kind, name, obj, notes=()):
     if kind == "hostgroup":
         from gridtools.daemon.confobj import hostgroup_refusal
         hostgroup_refusal(name, obj)
-    why = arreq.calendar_conflict(ctx.state, kind, name, obj)
+    why = arreq.calendar_conflict(ctx.state, kind, name, obj) or \
+        arreq.capacity_conflict(ctx.state, kind, name, obj)
     if why:
         raise AttrProblem(why)
     confstore.write(ctx.state, kind, name, obj)

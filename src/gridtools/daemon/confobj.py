@@ -166,7 +166,8 @@ def modify(ctx):
     if not confstore.exists(kind, name):
         return ctx.fail(f"configuration {name} does not exist" if kind == "conf" else missing(kind, name))
     _check(kind, name, obj, adding=False)
-    why = arreq.calendar_conflict(ctx.state, kind, name, obj)
+    why = arreq.calendar_conflict(ctx.state, kind, name, obj) or \
+        arreq.capacity_conflict(ctx.state, kind, name, obj)
     if why:
         return ctx.fail(why)
     confstore.write(ctx.state, kind, name, obj)
@@ -215,7 +216,9 @@ def _undeletable(ctx, kind, name):
         found = False
     if not found:
         return f"configuration {name} does not exist" if kind == "conf" else missing(kind, name, True)
-    if kind == "queue" and _has_running(ctx.state, kind, name):
+    if kind == "queue" and (_has_running(ctx.state, kind, name)
+                            or name in arreq.reserved_queues(ctx.state)):
+        # (a queue instance that reservations hold counts as one with running jobs)
         return "There are still running jobs in the queue. Deletion denied."
     refusal = confrefs.refusal(kind, name, _unfinished(ctx.state) if kind in confrefs.JOB_REFERENCES else ())
     if kind == "exechost":
@@ -229,10 +232,11 @@ def _undeletable(ctx, kind, name):
 
 
 def _held_queues(state, host):
-    """The cluster queues (sorted) in whose instance on ``host`` tasks run."""
+    """The cluster queues (sorted) in whose instance on ``host`` tasks run or advance
+    reservations hold slots."""
     from gridtools.daemon.state import running_tasks
     return sorted({queue for _job, task in running_tasks(state) for queue, h, _slots in task.granted
-                   if h == host})
+                   if h == host} | set(arreq.reserved_queues(state, host)))
 
 
 def _referring_queue(refusal, host):
