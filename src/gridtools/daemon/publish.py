@@ -57,6 +57,8 @@ def recover_orders(state):
                     prio=float(n["prio"]), npprior=float(n["npprior"]), urgency=tuple(map(float, n["urg"])),
                     nurg=float(n["nurg"]), tickets=tuple(map(float, n["tickets"][:4])),
                     ntckts=float(n["ntckts"]), share=float(n["tickets"][4]))
+                if state.jobs[job_id].spec.get("ad_predecessors"):
+                    AD_HELD.now[job_id] = state.orders[job_id]
         except (AttributeError, KeyError, IndexError, TypeError, ValueError):
             continue                    # (a snapshot of another version: no numbers)
 
@@ -145,10 +147,10 @@ def queue_rows(state, snap_queues, loads):
                 used[key] = used.get(key, 0) + slots
     rows = []
     groups = view.hostgroups(state.config)
+    # (the slots advance reservations hold now: Grid Engine's qstat -f "resv" and -g c
+    # "RES" count those alone; a -R y job's reservation is the scheduler's own plan, which
+    # its qmaster never books)
     reserved = arreq.held_slots(state, time.time())
-    for res in state.reserves:
-        for queue, host, slots in res.granted:
-            reserved[f"{queue}@{host}"] = reserved.get(f"{queue}@{host}", 0) + slots
     for qi in snap_queues:
         load = loads.get(qi.host, {})
         rows.append({"name": qi.name, "queue": qi.queue, "host": qi.host,
@@ -243,6 +245,32 @@ class OrderFacts:
 ORDER_FACTS = OrderFacts()
 
 
+class AdHeld:
+    """The order numbers shown for jobs with -hold_jid_ad predecessors. A job all of whose
+    waiting tasks wait for an array predecessor (and none runs) is held, as Grid Engine
+    holds such tasks: its scheduler computes no priority for it, and qstat shows the
+    numbers it had when it last was not held so (none: 0.00000) rather than those of
+    the pass."""
+
+    def __init__(self):
+        self.last, self.now = {}, {}
+
+    def begin(self):
+        self.last, self.now = self.now, {}
+
+    def order(self, job_id, order, rows):
+        """The order to show for a job with array predecessors whose rows are ``rows``."""
+        if any(row.get("ad") for row in rows) and \
+                all(row.get("ad") or row["state"] == "z" for row in rows):
+            order = self.last.get(job_id)
+        self.now[job_id] = order
+        return order
+
+
+#: the orders of jobs with array predecessors, from one snapshot to the next
+AD_HELD = AdHeld()
+
+
 def _job_parts(job, order, live, jobs, state):
     """(rows, facts) of a job. Its rows and the facts of its version are cached on the job
     until it or its dependencies change. Its facts are published in three parts (see
@@ -264,6 +292,8 @@ def _job_parts(job, order, live, jobs, state):
         cached = (job.version, waits, tuple(job_rows(job, 0.0, live, ad_done, asks)), _facts(job),
                   state.config_generation if asks is not None else None)
         job.cache["publish"] = cached
+    if ad_done:
+        order = AD_HELD.order(job.id, order, cached[2])
     facts = ORDER_FACTS.of(order)
     prio = order.prio if order is not None else 0.0
     for row in cached[2]:
@@ -325,6 +355,7 @@ def publish(state, snap_queues, loads, now=None):
     live = state.live_ids()
     rows, info, private, public = [], {}, {}, {}
     ORDER_FACTS.begin()
+    AD_HELD.begin()
     bucket = spool_status.BUCKET
     for job in state.jobs.values():
         job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live, state.jobs, state)

@@ -253,25 +253,32 @@ def jobs_of_users(snap, users):
 
 
 def of_users(items, users):
-    """(the job words ``items`` narrowed to the jobs of ``users``, the names among them
-    that name no job of those users): with a job list, -u is a filter, as Grid Engine's
-    qmaster applies it (``qdel '*' -u bob`` deletes bob's jobs, not everybody's; ``*``
-    names every user). Each word is matched on its own, as the qmaster answers each job
-    id or name of the list."""
+    """The job words ``items`` narrowed to the jobs of ``users``, in their order: with a
+    job list, -u is a filter, as Grid Engine's qmaster applies it (``qdel '*' -u bob``
+    deletes bob's jobs, not everybody's; ``*`` names every user). Each word is matched on
+    its own, as the qmaster answers each job id or name of the list in turn; one that
+    names no job of those users stays in its place as an answered item ``(name, tasks,
+    line)`` (``answered``), the line ``not_of_users`` words."""
     snap = job_status(items, users)
     wanted = set(users)
-    kept, unmatched = [], []
+    kept = []
     for name, tasks in items:
         targets, _missing = resolve([(name, tasks)], snap)
         if "*" not in wanted:
             targets = [t for t in targets if (snap["jobs"].get(t["id"]) or {}).get("owner") in wanted]
         if not targets:
-            unmatched.append(name)
+            kept.append((name, tasks, not_of_users(name, users)))
         elif "*" in wanted:
             kept.append((name, tasks))
         else:
             kept.extend((str(t["id"]), t["tasks"]) for t in targets)
-    return kept, unmatched
+    return kept
+
+
+def answered(item):
+    """The line an item of ``of_users`` is answered with in its place (one that names no
+    job of the -u users), or None for a job word to act on."""
+    return item[2] if len(item) > 2 else None
 
 
 def users_shown(users):
@@ -300,14 +307,15 @@ def not_of_users(name, users):
     return f"The job {name} of user(s) {users_shown(users)} does not exist"
 
 
-def run_command(argv, usage, parse, act, prefix="", not_found=1):
+def run_command(argv, usage, parse, act, prefix=""):
     """The frame of qdel, qhold and qrls: -help, argument errors with the usage text,
     "no job argument", then ``act(items, users, option)`` with errors as one line.
 
-    ``parse(argv)`` returns (option, users, job words). With -u and a job list, each
-    job word that names no job of the users is answered on standard output after what
-    ``act`` printed (``not_of_users``), and the command exits with ``not_found`` unless
-    ``act`` failed already.
+    ``parse(argv)`` returns (option, users, job words). With -u and a job list, the
+    list is narrowed to the users' jobs (``of_users``) and ``act`` gets it without the
+    users: each job word that names no job of theirs is an answered item, which ``act``
+    prints in its place among the answers for the others, as Grid Engine's qmaster
+    answers the words in turn.
     """
     import sys
     from gridtools.errors import GridError
@@ -324,15 +332,9 @@ def run_command(argv, usage, parse, act, prefix="", not_found=1):
         sys.stderr.write("error: no job argument given\n" + usage)
         return 1
     try:
-        unmatched = []
         if items and users is not None:
-            (items, unmatched), named = of_users(items, users), users
-            users = None
-        code = act(items, users, option) if items or users is not None else 0
-        if unmatched:
-            sys.stdout.write("".join(f"{not_of_users(name, named)}\n" for name in unmatched))
-            code = code or not_found
-        return code
+            items, users = of_users(items, users), None
+        return act(items, users, option)
     except GridError as exc:
         (sys.stdout if getattr(exc, "answer", False) else sys.stderr).write(f"{exc}\n")
         return exc.exit_code

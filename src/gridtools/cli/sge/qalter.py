@@ -244,8 +244,10 @@ def main(argv, prog="qalter"):
 def _alter(p):
     from gridtools.cli.sge import jobsel, qstatus
     items = jobsel.split_items(p.job_words)
-    if p.users is not None and items:
-        raise GridError("error: it is not allowed to select users and job ids together")
+    if p.users is not None:
+        # as Grid Engine's qalter: -u stands for every job of the users, in place of
+        # the job list given with it (whose words are checked, then dropped)
+        items = []
     if not items and p.users is None:
         sys.stderr.write("error: no job argument given\n" + USAGE)
         return 1

@@ -122,8 +122,13 @@ def _screen(user, items):
     order, code = [], 0
     targets = []
     if items:
-        snap = jobsel.job_status(items, None)
+        snap = jobsel.job_status([item[:2] for item in items], None)
         for item in items:
+            line = jobsel.answered(item)
+            if line is not None:        # names no job of the -u users
+                order.append((None, line))
+                code = 1
+                continue
             found, missing = jobsel.resolve([item], snap)
             targets.extend(found)
             order.extend((None, f'denied: job "{name}" does not exist') for name in missing)
