@@ -316,7 +316,7 @@ def _add_unprocessed(snap, spec, asks=None, index=None):
     if found["ad_predecessors"]:
         row["ad"] = True
     own = asks.of(spec) if tasks else None
-    snap["rows"].extend(split_row(row, own) if own else (row,))
+    rows = split_row(row, own) if own else [row]
     res = spec.get("resources") or {}
     snap["jobs"][spec["id"]] = {
         "name": spec.get("name") or "", "owner": spec["owner"], "group": "", "project": spec.get("project") or "",
@@ -335,6 +335,9 @@ def _add_unprocessed(snap, spec, asks=None, index=None):
         hold = hold_at_submit(job, spec["submit_time"])
         if hold:
             job.condor["hold"] = hold
+    if tasks and isinstance(spec.get("condor_ad"), list):     # (each proc held or idle as its own ad says)
+        rows = _own_holds(rows, job, "hqw" if found["predecessors"] or found["ad_predecessors"] else "qw")
+    snap["rows"].extend(rows)
     if spec.get("per_job_requests"):
         snap["jobs"][spec["id"]]["per_job"] = list(spec["per_job_requests"])
     snap["jobs"][spec["id"]]["condor"] = condor_info(job)
@@ -345,6 +348,29 @@ def _add_unprocessed(snap, spec, asks=None, index=None):
     snap["jobs"][spec["id"]]["ad_predecessors"] = spec["ad_predecessors"]
     snap.setdefault("unprocessed", {})[spec["id"]] = spec      # the caller's own description
     index.added(spec["id"])
+
+
+def _own_holds(rows, job, waiting):
+    """The waiting rows of a cluster not taken in yet with its procs held or idle as
+    their own ads say, as the daemon will hold them (``daemon.condorjob.hold_procs``,
+    which notes each one's hold in ``job``): a row's held procs and its others apart,
+    the others in state ``waiting``."""
+    from gridtools.daemon import condorjob
+    from gridtools.spool.rows import ranges
+    condorjob.hold_procs(job, float(job.spec["submit_time"]))
+    if job.hold or not job.tasks:       # (all held as the first, or none)
+        return rows
+    found = []
+    for row in rows:
+        held, idle = [], []
+        for first, last, step in row["tasks"] or ():
+            for number in range(first, last + 1, step):
+                (held if condorjob.is_held(job, number) else idle).append(number)
+        for numbers, state, hold in ((held, "hqw", "u"), (idle, waiting, "")):
+            if numbers:
+                found.append(dict(row, tasks=ranges(numbers), state=state, hold=hold))
+    found.sort(key=lambda r: r["tasks"][0][0])
+    return found
 
 
 def resolve_predecessors(snap, spec):

@@ -244,47 +244,95 @@ def submitted(state, job, now):
     if factory.taken_in(state, job, now):
         return
     submit_events(state, job, list(job.numbers()), now)
-    own = _own_statuses(job)
-    if job.hold and not all(held for held, _hold in own.values()):
-        _hold_each_proc(state, job, own, now)
-    elif job.hold:
-        if job.condor.get("hold"):
-            held_events(state, job, list(job.numbers()), now)
-    elif own:                           # (a hold = true before a later queue statement)
-        from gridtools.model import transitions as tr
-        later = [(number, hold) for number, (held, hold) in own.items() if held]
-        for number, hold in later:
-            tr.set_hold(job, number, "u", True)
-            if hold is not None:
-                task_info(job, number)["hold"] = hold + [int(now)]
-        if later:
-            held_events(state, job, [number for number, _hold in later], now)
+    hold_procs(job, now)
+    due = held_on_submit(job, list(job.numbers()))
+    if due:
+        held_events(state, job, due, now)
     schedule_crons(state, job, now)
     complete_noops(state, job, list(job.numbers()), now)
 
 
-def _hold_each_proc(state, job, own, now):
-    """A cluster whose first proc was submitted held and a later one not (``own``: from
-    ``_own_statuses``): each proc is held or idle as its own ad says, as HTCondor's
-    schedd takes each new proc's status from its proc ad. The hold taken from the first
-    proc's ad for the whole cluster becomes a hold of each held proc; a later proc whose
-    ad names no JobStatus of its own is held as the first is."""
+def hold_procs(job, now, numbers=None):
+    """The holds of a new cluster's procs, each as its own ad says, as HTCondor's schedd
+    takes each new proc's status from its proc ad. A cluster whose first proc was
+    submitted held and a later one not has its hold made a hold of each held proc; one
+    whose first proc is not held has its later procs that were submitted held (a
+    ``hold = true`` before a later queue statement) held. ``numbers``: the procs that
+    are in the queue (None: all); a cluster materialized late (``daemon.factory``) is
+    given none as it is taken in, then each proc as it comes in (``hold_new_procs``)."""
     from gridtools.model import transitions as tr
-    first = job.condor.pop("hold", None)
-    tr.set_hold(job, None, "u", False)
-    held = []
-    for number in job.numbers():
-        mine, hold = own.get(number, (True, None))
+    own = _own_statuses(job)
+    if job.hold and not all(held for held, _hold in own.values()):
+        # (the first proc's hold, for those that name no JobStatus of their own)
+        job.condor[OWN_HOLDS] = [True, job.condor.pop("hold", None)]
+        tr.set_hold(job, None, "u", False)
+    elif not job.hold and any(held for held, _hold in own.values()):
+        job.condor[OWN_HOLDS] = [False, None]
+    hold_new_procs(job, job.numbers() if numbers is None else numbers, now)
+    if numbers is None:
+        job.condor.pop(OWN_HOLDS, None)
+
+
+#: ``Job.condor``'s key of a cluster whose procs are held each on its own
+#: (``hold_procs``) while some are still to come into the queue: [whether those whose
+#: ad names no JobStatus of its own are held (as the first is), the first's hold]
+OWN_HOLDS = "own_holds"
+
+
+def hold_new_procs(job, numbers, now):
+    """Procs ``numbers`` of a cluster whose procs are held each on its own
+    (``hold_procs``) came into the queue: each held proc is held, with the hold its ad
+    gives (else the first proc's)."""
+    kept = job.condor.get(OWN_HOLDS)
+    if not kept:
+        return
+    from gridtools.model import transitions as tr
+    held_first, first = kept
+    own = _own_statuses(job)
+    for number in numbers:
+        mine, hold = own.get(number, (held_first, None))
         if not mine:
             continue
-        held.append(number)
         tr.set_hold(job, number, "u", True)
         hold = hold + [int(now)] if hold is not None else (list(first) if first and number not in own else None)
         if hold is not None:
             task_info(job, number)["hold"] = hold
-    noted = [number for number in held if (job.condor.get("tasks") or {}).get(str(number), {}).get("hold")]
-    if noted:
-        held_events(state, job, noted, now)
+
+
+def entering_held(job):
+    """A test of whether a proc of ``job`` comes into the queue held (``hold_procs``)."""
+    kept = job.condor.get(OWN_HOLDS)
+    if job.hold or not kept:
+        return lambda number: bool(job.hold)
+    own = _own_statuses(job)
+    return lambda number: own.get(number, (kept[0], None))[0]
+
+
+def held_on_submit(job, numbers):
+    """The procs among ``numbers`` that came into the queue held whose hold event (012) is
+    due (``hold_procs``): all of a cluster held whole with a hold on submit; else those
+    held with a hold of their own, or whose own ad says they are held."""
+    if job.hold:
+        return list(numbers) if job.condor.get("hold") else []
+    own = None
+    found = []
+    for number in numbers:
+        task = job.tasks.get(number)
+        if task is None or "u" not in task.hold:
+            continue
+        if ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("hold"):
+            found.append(number)
+            continue
+        own = _own_statuses(job) if own is None else own
+        if own.get(number, (False, None))[0]:
+            found.append(number)
+    return found
+
+
+def is_held(job, number):
+    """True when task ``number`` of ``job`` is held (by the job's hold or its own)."""
+    task = job.tasks.get(number)
+    return bool(job.hold or (task is not None and task.hold))
 
 
 def _own_statuses(job):

@@ -247,7 +247,8 @@ def qrls(state, job, number, letters, requester, limit):
     """qrls (Grid Engine's release) of an HTCondor job's task ``number`` (None: the whole
     job) under SYSTEM_MAX_RELEASES ``limit`` (``release_limit``): as condor_release, a
     held task whose NumHolds is above it stays held, the others are released. The
-    refusals, in condor_release's words (``LIMIT_REFUSAL``), one for each task left held."""
+    refusals, [task number, condor_release's words (``LIMIT_REFUSAL``)], one for each
+    task left held, in task order."""
     if limit is None:
         apply.hold(state, job, number, letters, False, requester)
         return []
@@ -259,7 +260,7 @@ def qrls(state, job, number, letters, requester, limit):
     for n in numbers:
         if n not in over:
             apply.hold(state, job, n, letters, False, requester)
-    return [LIMIT_REFUSAL.format(jid=f"{job.id}.{n - 1}") for n in over]
+    return [[n, LIMIT_REFUSAL.format(jid=f"{job.id}.{n - 1}")] for n in over]
 
 
 def release_limit(state, requester):

@@ -67,6 +67,7 @@ def taken_in(state, job, now):
         return False
     job.condor["materialized"] = 0
     state.factories[job.id] = None
+    condorjob.hold_procs(job, now, ())      # (each proc held or idle as its own ad says)
     condorjob.cluster_event(state, job, EventType.CLUSTER_SUBMIT, condorjob.cluster_submit_info(job), now)
     from gridtools.daemon import intake
     counted = job.spec.get("materialize")       # (what the intake held to the limits, if not all)
@@ -78,8 +79,10 @@ def taken_in(state, job, now):
 def advance(state, job, now, room=None):
     """Bring the next procs of a cluster into the queue while its limits let them in,
     and no more than ``room`` (None: any number); their submit events (and, under a
-    hold of the whole job, their hold events) are written. (procs made, whether
-    ``room`` held back some its limits let in)."""
+    hold, their hold events) are written. (procs made, whether
+    ``room`` held back some its limits let in). A proc comes in held or idle as its own
+    ad says (``condorjob.hold_procs``), as HTCondor's schedd takes each proc's JobStatus
+    from its ad when it materializes it."""
     found = limits(job)
     made = job.condor.get("materialized")
     if found is None or made is None or job.deleted:
@@ -88,6 +91,7 @@ def advance(state, job, now, room=None):
     total = len(numbers)
     most, most_idle = found
     in_queue = idle = 0
+    held = condorjob.entering_held(job)
     for number in numbers[:made]:
         task = job.tasks.get(number)
         if task is None:
@@ -102,7 +106,7 @@ def advance(state, job, now, room=None):
             return _made(state, job, made, more, now), True
         more += 1
         in_queue += 1
-        idle += not job.hold
+        idle += not held(numbers[more - 1])
     return _made(state, job, made, more, now), False
 
 
@@ -115,8 +119,10 @@ def _made(state, job, made, more, now):
     state.touch(job)
     new = list(job.numbers()[made:more])
     condorjob.submit_events(state, job, new, now)
-    if job.hold and job.condor.get("hold"):
-        condorjob.held_events(state, job, new, now)
+    condorjob.hold_new_procs(job, new, now)
+    due = condorjob.held_on_submit(job, new)
+    if due:
+        condorjob.held_events(state, job, due, now)
     condorjob.schedule_crons(state, job, now, numbers=new)
     condorjob.complete_noops(state, job, new, now)
     return len(new)

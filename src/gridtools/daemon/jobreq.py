@@ -243,7 +243,6 @@ def hold(state, dispatcher, req, now):
     done, refused = [], 0
     from gridtools.daemon import condorreq
     limit = None if on else condorreq.release_limit(state, requester)       # (SYSTEM_MAX_RELEASES)
-    limited = []
     for target, chosen in targets_of(state, req, before):
         job = state.jobs.get(target["id"])
         if target["id"] in batch.ids:
@@ -266,6 +265,7 @@ def hold(state, dispatcher, req, now):
         else:
             done.append(outcome(target, array=job.is_array,
                                 changed=_hold_concerns(job, target.get("tasks"), letters, setting)))
+        limited = []
         if not target.get("tasks") and not condorjob.is_condor(job):
             batch.add(job)
         elif target.get("tasks"):
@@ -274,10 +274,10 @@ def hold(state, dispatcher, req, now):
                     _hold(state, job, number, letters, on, requester, limit, limited)  # keeps it from starting again)
         else:
             _hold(state, job, None, letters, on, requester, limit, limited)
+        if limited:
+            done[-1] = _left_held(done[-1], limited)
     batch.apply()
     _log_refused(state, requester, req, refused, "change the hold of")
-    if limited:                 # (the others are released; the answer is condor_release's refusal)
-        return 1, "", limited[0] + "\n"
     return 0, outcomes_text(done), ""
 
 
@@ -289,6 +289,18 @@ def _hold(state, job, number, letters, on, requester, limit, limited):
         return
     from gridtools.daemon import condorreq
     limited.extend(condorreq.qrls(state, job, number, letters, requester, limit))
+
+
+def _left_held(entry, limited):
+    """The outcome ``entry`` of a release of which the tasks of ``limited`` ([task number,
+    condor_release's refusal], ``condorreq.qrls``) were refused: they are not among those
+    it changed, and their refusals are its ``refused``, in task order (the command prints
+    them among its other answers, on standard error, and exits 1)."""
+    job_id, what = entry
+    left = {number for number, _line in limited}
+    changed = [n for first, last, step in what.get("changed") or () for n in range(first, last + 1, step)
+               if n not in left]
+    return job_id, dict(what, changed=rows.ranges(changed), refused=sorted(limited))
 
 
 def _hold_concerns(job, tasks, letters, on):

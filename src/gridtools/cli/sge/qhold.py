@@ -26,13 +26,22 @@ def parse_args(argv):
     return letters, users, words
 
 
+class _Refusal(str):
+    """A line the command prints on standard error: the refusal of a release of an
+    HTCondor job's task that SYSTEM_MAX_RELEASES forbids, in condor_release's words."""
+
+
 def _messages(done):
-    """Lines 'modified hold of ...' for the tasks the daemon's change concerned."""
+    """Lines 'modified hold of ...' for the tasks the daemon's change concerned, and among
+    them, in task order, its refusals (``refused``: [task number, line])."""
     jid = done["id"]
     numbers = jobsel.task_numbers({"tasks": done.get("changed")}) or []
     if not done.get("array"):
-        return [f"modified hold of job {jid}"] if numbers else []
-    return [f"modified hold of job-array task {jid}.{n}" for n in numbers]
+        lines = [(1, f"modified hold of job {jid}")] if numbers else []
+    else:
+        lines = [(n, f"modified hold of job-array task {jid}.{n}") for n in numbers]
+    lines.extend((n, _Refusal(line)) for n, line in done.get("refused") or ())
+    return [line for _n, line in sorted(lines, key=lambda item: item[0])]
 
 
 USAGE = """usage: {prog} [options] job_task_list
@@ -52,7 +61,7 @@ def main(argv, prog="qhold"):
     usage = USAGE.format(prog=prog, verb="hold" if on else "release")
     return jobsel.run_command(argv, usage, parse_args,
                               lambda items, users, letters: _hold(prog, items, users, letters, on),
-                              prefix=f"{prog}: ", not_found=NO_SUCH_JOBS)
+                              prefix=f"{prog}: ")
 
 
 def _hold(prog, items, users, letters, on):
@@ -84,8 +93,14 @@ def _hold(prog, items, users, letters, on):
     if users is not None and not kept and not chosen:
         lines.append(jobsel.no_jobs(users))
         code = code or NO_SUCH_JOBS
-    if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
+    # (refusals on standard error, each where it comes among the answers)
+    start = 0
+    for at in range(1, len(lines) + 1):
+        if at == len(lines) or isinstance(lines[at], _Refusal) != isinstance(lines[start], _Refusal):
+            out = sys.stderr if isinstance(lines[start], _Refusal) else sys.stdout
+            out.write("\n".join(lines[start:at]) + "\n")
+            out.flush()
+            start = at
     return code
 
 
@@ -96,8 +111,13 @@ def _screen(user, items):
     order, code = [], 0
     targets = []
     if items:
-        snap = jobsel.job_status(items, None)
+        snap = jobsel.job_status([item[:2] for item in items], None)
         for item in items:
+            line = jobsel.answered(item)
+            if line is not None:        # names no job of the -u users
+                order.append((None, line))
+                code = code or NO_SUCH_JOBS
+                continue
             found, missing = jobsel.resolve([item], snap)
             targets.extend(found)
             order.extend((None, f'denied: job "{name}" does not exist') for name in missing)
@@ -131,7 +151,7 @@ def _said(user, done, lines, code):
         lines.append(f'denied: job "{done["id"]}" does not exist')
         return code or NO_SUCH_JOBS
     lines.extend(_messages(done))
-    return code
+    return code or (1 if done.get("refused") else 0)
 
 
 def _ask(targets, users, letters, on):

@@ -1,0 +1,103 @@
+"""Each proc of an HTCondor cluster held or idle as its own ad says where it was not yet:
+procs materialized late (max_materialize, max_idle) as they come into the queue, and
+condor_q and qstat of a cluster the daemon has not taken in yet; qrls of several held
+tasks of which SYSTEM_MAX_RELEASES forbids some (one refusal each, the others released
+and answered as Grid Engine answers them)."""
+
+import os
+
+from condortools import events, statuses, submit
+from conftest import unanswered, wait_for
+from gridtools.formats.condor.userlog import EventType
+
+SLEEPER = "executable = /bin/sleep\narguments = 300\nrequirements = false\n"
+
+
+def _config(cell, text):
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(text)
+
+
+def _af(cell, jid, *attrs):
+    return cell.run("condor_q", jid, "-af:,", *attrs).stdout
+
+
+def _held_procs(log):
+    """The procs whose user log has a hold event (012)."""
+    return sorted(int(jid.split(".")[1]) for jid, kinds in events(log).items() if int(EventType.JOB_HELD) in kinds)
+
+
+def test_procs_materialized_late_are_held_or_idle_as_their_own_ads_say(cell, workdir):
+    log = os.path.join(workdir, "m.log")
+    # max_idle 1: proc 0 comes in held, proc 1 idle, and no more while proc 1 is idle
+    cluster = submit(cell, SLEEPER + f"log = {log}\nhold = $(Process) == 0 || $(Process) == 2\n"
+                                     "max_idle = 1\nqueue 4\n", cwd=workdir)
+    wait_for(lambda: not unanswered(cell.root), timeout=30)
+    assert statuses(cell, str(cluster)) == {f"{cluster}.0": 5, f"{cluster}.1": 1}
+    assert _af(cell, f"{cluster}.0", "HoldReasonCode", "HoldReason") == \
+        "15, submitted on hold at user's request\n"
+    assert _held_procs(log) == [0]
+    # proc 1 leaves: proc 2 comes in held, then proc 3 idle
+    assert cell.run("condor_rm", f"{cluster}.1").returncode == 0
+    wait_for(lambda: f"{cluster}.3" in statuses(cell, str(cluster)), timeout=30)
+    assert statuses(cell, str(cluster)) == {f"{cluster}.0": 5, f"{cluster}.2": 5, f"{cluster}.3": 1}
+    assert _held_procs(log) == [0, 2]
+
+    # a first proc that is not held: only its later procs that say so are
+    other = submit(cell, SLEEPER + "hold = $(Process) == 1\nmax_materialize = 10\nqueue 3\n",
+                   cwd=workdir, name="b.sub")
+    wait_for(lambda: not unanswered(cell.root), timeout=30)
+    assert statuses(cell, str(other)) == {f"{other}.0": 1, f"{other}.1": 5, f"{other}.2": 1}
+
+
+def test_a_cluster_not_taken_in_yet_shows_each_proc_as_its_own_ad_says(cell, workdir):
+    cell.stop_daemon()
+    cluster = submit(cell, SLEEPER + "hold = $(Process) == 0\nqueue 3\n", cwd=workdir)
+    other = submit(cell, SLEEPER + "hold = false\nqueue\nhold = true\nqueue 2\n", cwd=workdir, name="b.sub")
+    wanted = {f"{cluster}.0": 5, f"{cluster}.1": 1, f"{cluster}.2": 1,
+              f"{other}.0": 1, f"{other}.1": 5, f"{other}.2": 5}
+    reason = "15, submitted on hold at user's request\n"
+
+    def shown():
+        rows = [line.split() for line in cell.run("qstat").stdout.splitlines()[2:]]
+        return (statuses(cell, str(cluster), str(other)), sorted((r[0], r[4], r[-1]) for r in rows),
+                _af(cell, f"{cluster}.0", "HoldReasonCode", "HoldReason"),
+                _af(cell, f"{other}.1", "HoldReasonCode", "HoldReason"))
+    before = shown()
+    assert before[0] == wanted
+    assert before[1] == sorted([(str(cluster), "hqw", "1"), (str(cluster), "qw", "2,3"),
+                                (str(other), "qw", "1"), (str(other), "hqw", "2,3")])
+    assert before[2:] == (reason, reason)
+    cell.start_daemon()
+    wait_for(lambda: not unanswered(cell.root), timeout=30)
+    assert shown() == before
+
+
+def test_qrls_of_several_tasks_answers_each_and_refuses_those_past_system_max_releases(cell, workdir, users):
+    _config(cell, "SYSTEM_MAX_RELEASES = 1\n")
+    user = users[0]
+    many = submit(cell, SLEEPER + "hold = true\nqueue 3\n", cwd=workdir, user=user)
+    once = submit(cell, SLEEPER + "hold = true\nqueue\n", cwd=workdir, user=user, name="b.sub")
+    twice = submit(cell, SLEEPER + "hold = true\nqueue\n", cwd=workdir, user=user, name="c.sub")
+    wanted = {f"{many}.0": 5, f"{many}.1": 5, f"{many}.2": 5, f"{once}.0": 5, f"{twice}.0": 5}
+    wait_for(lambda: statuses(cell, str(many), str(once), str(twice)) == wanted, timeout=30)
+    # held a second time (NumHolds 2): proc 1 of the first cluster and the third cluster
+    for word in (f"{many}.2", str(twice)):
+        assert cell.run("qrls", word, user=user).returncode == 0
+        assert cell.run("qhold", word, user=user).returncode == 0
+    wait_for(lambda: _af(cell, str(twice), "NumHolds") == "2\n" and _af(cell, f"{many}.1", "NumHolds") == "2\n")
+    refusal = "Job {} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit"
+    proc = cell.run("sh", "-c", f"qrls {twice} {many} {once} 2>&1", user=user)
+    assert proc.returncode == 1, proc.stdout
+    assert proc.stdout.splitlines() == [
+        refusal.format(f"{twice}.0"),
+        f"modified hold of job-array task {many}.1",
+        refusal.format(f"{many}.1"),
+        f"modified hold of job-array task {many}.3",
+        f"modified hold of job {once}"]
+    assert statuses(cell, str(many), str(once), str(twice)) == {
+        f"{many}.0": 1, f"{many}.1": 5, f"{many}.2": 1, f"{once}.0": 1, f"{twice}.0": 5}
+    # the refusals on standard error, the answers on standard output
+    again = cell.run("qrls", str(twice), f"{many}.2", user=user)
+    assert (again.returncode, again.stdout, again.stderr) == (
+        1, "", refusal.format(f"{twice}.0") + "\n" + refusal.format(f"{many}.1") + "\n")
