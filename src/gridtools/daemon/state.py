@@ -69,7 +69,7 @@ class State:
         self.scheduling = True        # qconf -ks stops scheduling until the daemon restarts
         self.usage = Keeper()         # decayed usage of users and projects (the share tree's)
         self.share_tree = ()          # share tree report of the last pass (sge_share_mon)
-        self.reserves = ()            # reservations of the last pass (qstat -f "resv")
+        self.reserves = ()            # reservations of the last pass (an advance reservation's admission sees them)
         self.faults = {}              # key -> {"kind", "text"[, "job", "path"]} (see daemon.faults)
         self.unreadable = set()       # fault keys of configuration files the last reload could not read
         self.taken_ids = []           # job ids taken in by this intake (the clients' id hint)
