@@ -6,6 +6,7 @@ and answered as Grid Engine answers them)."""
 
 import os
 
+from attack_tools import user_py
 from condortools import events, statuses, submit
 from conftest import unanswered, wait_for
 from gridtools.formats.condor.userlog import EventType
@@ -16,6 +17,8 @@ SLEEPER = "executable = /bin/sleep\narguments = 300\nrequirements = false\n"
 def _config(cell, text):
     with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
         fh.write(text)
+    # (the daemon looks at its configuration files at most once a second: read them now)
+    cell.run("condor_reconfig", check=True)
 
 
 def _af(cell, jid, *attrs):
@@ -71,6 +74,37 @@ def test_a_cluster_not_taken_in_yet_shows_each_proc_as_its_own_ad_says(cell, wor
     cell.start_daemon()
     wait_for(lambda: not unanswered(cell.root), timeout=30)
     assert shown() == before
+
+
+FORGED_LATER_AD = """
+from gridtools.cli import ask
+from gridtools.spool import requests
+
+def tell(kind, body):
+    ads = body["job"]["condor_ad"]
+    body["job"]["condor_ad"] = [ads[0] if isinstance(ads, list) else ads, "JobStatus = ((("]
+    requests.write(kind, body)
+ask.tell = tell
+from gridtools.cli.condor import submit
+submit.main([{path!r}])
+"""
+
+
+def test_a_later_ad_that_cannot_be_read_does_not_stop_other_users_listings(cell, workdir, users):
+    """A submission whose later proc's ad is no ClassAd, written by hand while the daemon
+    is not looking, is left out of root's qstat and condor_q as it came (the daemon refuses
+    it when it takes it in): it does not make them fail."""
+    mine = submit(cell, SLEEPER + "queue\n", cwd=workdir)
+    cell.stop_daemon()
+    path = os.path.join(workdir, "forged.sub")
+    with open(path, "w") as fh:
+        fh.write(SLEEPER + "queue 2\n")
+    os.chmod(path, 0o644)
+    user_py(cell, users[0], FORGED_LATER_AD.format(path=path), check=True)
+    for argv in (["qstat", "-u", "*"], ["condor_q", "-allusers"], ["qstat", "-j", str(mine)]):
+        shown = cell.run(*argv)
+        assert shown.returncode == 0 and "unexpected" not in shown.stderr, (argv, shown.stderr)
+        assert str(mine) in shown.stdout, argv
 
 
 def test_qrls_of_several_tasks_answers_each_and_refuses_those_past_system_max_releases(cell, workdir, users):

@@ -34,6 +34,11 @@ def test_a_macro_function_problem_says_where_it_is_and_stops(idle_cell, workdir)
     proc = _dry(idle_cell, workdir, "s.sub")
     assert proc.returncode == 4
     assert proc.stderr.startswith("ERROR at Queue statement on Line 4: $SUBSTR() macro: no length specified!\n")
+    # an infinite real has no integer: the same error, not a failure of the program
+    write(os.path.join(workdir, "i.sub"), ECHO + "arguments = $INT(1e400)\nqueue\n")
+    proc = _dry(idle_cell, workdir, "i.sub")
+    assert (proc.returncode, proc.stderr) == (4, "ERROR at Queue statement on Line 3: $INT() macro: 1e400 does "
+                                                 "not evaluate to an integer!\n\t at Step 0, ItemIndex 0\n")
 
 
 def test_with_queue_argument_is_where_its_problem_is_said(idle_cell, workdir):

@@ -357,7 +357,10 @@ def _own_holds(rows, job, waiting):
     the others in state ``waiting``."""
     from gridtools.daemon import condorjob
     from gridtools.spool.rows import ranges
-    condorjob.hold_procs(job, float(job.spec["submit_time"]))
+    try:
+        condorjob.hold_procs(job, float(job.spec["submit_time"]))
+    except Exception:       # noqa: BLE001 - an ad the daemon will refuse: listed as it came
+        return rows
     if job.hold or not job.tasks:       # (all held as the first, or none)
         return rows
     found = []

@@ -59,7 +59,9 @@ def _number(exp, fname, body, depth):
         raise problem(exp, f"${fname}() macro: '{fmt}' is not a valid format specifier!")
     text = exp.value_of(name.strip(), depth)
     value = _evaluate(text)
-    if not isinstance(value, (int, float)):         # (true and false count as 1 and 0)
+    if not isinstance(value, (int, float)) or (fname == "INT" and isinstance(value, float)
+                                                and (value != value or abs(value) == float("inf"))):
+        # (true and false count as 1 and 0; an infinite or undefined real has no integer)
         raise problem(exp, f"${fname}() macro: {text} does not evaluate to an "
                       f"{'integer' if fname == 'INT' else 'real'}!")
     if fname == "INT":
