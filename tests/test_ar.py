@@ -336,13 +336,13 @@ def test_deleting_a_reservation_deletes_its_jobs(cell):
 
 def test_on_hosts_with_their_own_execution_daemons_a_window_serves_only_its_jobs(workdir):
     """Two hosts of one slot, each with its own execd. The reservation takes node2's slot
-    from 10 s from now for 10 s: a job without a run time limit never gets node2, a 2 s
+    from 10 s from now for 5 s: a job without a run time limit never gets node2, a 2 s
     job runs there before the window, the reservation's job only inside it (killed at
     its end); afterwards node2 is the cell's again."""
     from conftest import destroy_cell, make_cell
     cell = make_cell(slots=1, hosts=["testhost", "node2"], execds=True)
     try:
-        ar = ar_of(cell.run("qrsub", "-a", at(10), "-e", at(20), "-q", "all.q@node2"))
+        ar = ar_of(cell.run("qrsub", "-a", at(10), "-e", at(15), "-q", "all.q@node2"))
         window = [line.split(None, 1)[1] for line in cell.run("qrstat", "-ar", str(ar)).stdout.splitlines()
                   if line.split()[:1] in (["start_time"], ["end_time"])]
         begin, end = (time.mktime(time.strptime(w, "%m/%d/%Y %H:%M:%S")) for w in window)

@@ -4,6 +4,7 @@ sched_conf params NEGOTIATOR=1 two users with priority factors 1 and 2 share six
 quotas order the groups, and PREEMPTION_REQUIREMENTS lets a better user take a slot."""
 
 import os
+import re
 import time
 
 import pytest
@@ -32,15 +33,25 @@ def keyboard(path, idle_seconds):
     os.utime(path, (when, when))
 
 
-def desk(slots, config):
+def desk(slots, config, every_second=False):
     """A started cell of one host, desk, whose owner last touched its keyboard an hour
-    ago; ``config(keyboard path)`` is added to its condor_config. (cell, keyboard path)."""
+    ago; ``config(keyboard path)`` is added to its condor_config; with ``every_second``
+    the daemon's own passes (schedule_interval, when it samples the running jobs) come
+    every second. (cell, keyboard path)."""
     cell = make_cell(slots=slots, hosts=["desk"], start=False)
     try:
         kbd = os.path.join(cell.root, "etc", "keyboard")
         open(kbd, "w").close()
         keyboard(kbd, 3600)
         configure(cell, config(kbd))
+        if every_second:
+            path = os.path.join(cell.root, "etc", "sched_conf")
+            with open(path) as fh:
+                text, count = re.subn(r"(?m)^schedule_interval\s+.*$",
+                                      "schedule_interval                 0:0:1", fh.read())
+            assert count == 1
+            with open(path, "w") as fh:
+                fh.write(text)
         cell.start_daemon()
     except BaseException:
         destroy_cell(cell)
@@ -361,7 +372,7 @@ def test_want_hold_holds_a_job_that_uses_more_memory_than_its_slot(workdir):
     from condortools import submit, wait_events
     cell, _kbd = desk(1, lambda kbd: "MEMORY = 64\nPOLLING_INTERVAL = 1\nSTARTER_INITIAL_UPDATE_INTERVAL = 1\n"
                                      "STARTER_UPDATE_INTERVAL = 1\nuse POLICY : HOLD_IF_MEMORY_EXCEEDED\n"
-                                     "CGROUP_MEMORY_LIMIT_POLICY = none\n")
+                                     "CGROUP_MEMORY_LIMIT_POLICY = none\n", every_second=True)
     try:
         log = os.path.join(workdir, "m.log")
         cluster = submit(cell, "executable = /usr/bin/python3\narguments = \"-c 'import time; "

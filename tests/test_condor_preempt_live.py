@@ -13,15 +13,29 @@ from conftest import destroy_cell, make_cell, wait_for
 PREEMPTION = "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmittorPrio * 1.2\n"
 
 
-def _cell(slots, extra=""):
+def _cell(slots, extra="", every_second=False):
     cell = make_cell(slots=slots, start=False)
     try:
         negotiated(cell, "UID_DOMAIN = example.org\n" + PREEMPTION + extra)
+        if every_second:
+            pass_every_second(cell)
         cell.start_daemon()
     except BaseException:
         destroy_cell(cell)
         raise
     return cell
+
+
+def pass_every_second(cell):
+    """The daemon's own passes (schedule_interval) come every second, not every 15 s,
+    before its daemon starts."""
+    path = os.path.join(cell.root, "etc", "sched_conf")
+    with open(path) as fh:
+        text, count = re.subn(r"(?m)^schedule_interval\s+.*$", "schedule_interval                 0:0:1",
+                              fh.read())
+    assert count == 1
+    with open(path, "w") as fh:
+        fh.write(text)
 
 
 def _submit(cell, workdir, user, count):
@@ -147,7 +161,7 @@ def test_a_job_preempted_by_rank_retires_for_max_job_retirement_time_then_leaves
     """RANK prefers a job that comes later: the running one retires for
     MAXJOBRETIREMENTTIME seconds (a constant policy, the shipped kind), then is vacated
     and the preferred one runs (it waited for the running job's whole run)."""
-    cell = _cell(1, "RANK = (TARGET.Preferred =?= True) * 10\nMAXJOBRETIREMENTTIME = 2\n")
+    cell = _cell(1, "RANK = (TARGET.Preferred =?= True) * 10\nMAXJOBRETIREMENTTIME = 2\n", every_second=True)
     try:
         first = _submit(cell, workdir, "u1", 1)
         wait_for(lambda: _running(_queue(cell), first) == [f"{first}.0"], timeout=30)

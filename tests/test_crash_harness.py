@@ -1,4 +1,4 @@
-"""The kill -9 harness: the dispatcher killed at 250 random moments (at its crash
+"""The kill -9 harness: the dispatcher killed at 120 random moments (at its crash
 points in intake, pass, start, reap, publish and start-up, and by the harness at any
 moment) over a stream of jobs loses no job, runs none twice, accounts none twice, and
 every ``qsub -sync y`` returns. ``bench/crash_harness.py`` runs it larger (10,000 kills)."""
@@ -11,7 +11,7 @@ import pytest
 
 from conftest import REPO
 
-KILLS = int(os.environ.get("GRIDTOOLS_CRASH_KILLS", "250"))
+KILLS = int(os.environ.get("GRIDTOOLS_CRASH_KILLS", "120"))
 
 
 def _harness_module():

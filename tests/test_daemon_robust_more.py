@@ -62,7 +62,7 @@ def test_a_task_whose_shepherd_cannot_start_waits_and_the_messages_say_why(cell,
         assert "No space left on device" in line[0] and "waits to be started again" in line[0], line
         # shown waiting, not running with a start time, for as long as its start fails
         wait_for(lambda: _qstat_state(cell, jid) == "qw", timeout=10)
-        wait_for(lambda: len([n for n in os.listdir(task_dir) if n.startswith("withdrawn.")]) >= 3,
+        wait_for(lambda: len([n for n in os.listdir(task_dir) if n.startswith("withdrawn.")]) >= 2,
                  timeout=30)
         # (a try in flight shows r for the moment it takes to fail: it is back to qw at once)
         wait_for(lambda: _qstat_state(cell, jid) == "qw", timeout=10)

@@ -1,6 +1,6 @@
 """The share tree policy with a running daemon: two users' jobs take turns by their shares.
 
-Each user submits 20 jobs of one CPU second each on a cell of 2 slots, the
+Each user submits 16 jobs of half a CPU second each on a cell of 2 slots, the
 first user all of hers before the second starts. (The share tree weighs CPU
 usage, as usage_weight_list says: a job that sleeps uses none.) Without tickets they would run in
 submission order; with a share tree of 50/50 the run order interleaves the
@@ -16,7 +16,9 @@ import pytest
 from conftest import wait_for
 from qtools import add_object, jid_of
 
-JOBS = 20
+JOBS = 16
+#: CPU seconds each job of the run order tests burns
+JOB_CPU = 0.5
 
 
 def tree(alice, bob):
@@ -40,16 +42,21 @@ def configure(cell, alice, bob, interval=None):
     add_object(cell, "-Msconf", text)
 
 
-BURN = "#!/bin/sh\n[ -n \"$STARTS\" ] && echo \"$(date +%s.%N) $USER\" >> \"$STARTS\"\n" \
-       "exec /usr/bin/python3 -c 'import time\nend = time.process_time() + 1\n" \
-       "while time.process_time() < end: pass'\n"
+def burn(seconds):
+    """A job script that notes its start (when $STARTS is set) and burns ``seconds`` of CPU."""
+    return ("#!/bin/sh\n[ -n \"$STARTS\" ] && echo \"$(date +%s.%N) $USER\" >> \"$STARTS\"\n"
+            f"exec /usr/bin/python3 -c 'import time\nend = time.process_time() + {seconds}\n"
+            "while time.process_time() < end: pass'\n")
+
+
+BURN = burn(1)
 
 
 def submit_all(cell, workdir, users):
     """Each user's jobs, held, then all released at once: the first pass sees every job."""
     script = os.path.join(workdir, "burn.sh")
     with open(script, "w") as fh:
-        fh.write(BURN)
+        fh.write(burn(JOB_CPU))
     os.chmod(script, 0o755)
     starts = os.path.join(workdir, "starts.log")
     open(starts, "w").close()

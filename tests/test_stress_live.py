@@ -8,7 +8,7 @@ import stresscell
 
 
 def test_random_jobs_never_oversubscribe_anything(workdir):
-    total, intervals, problems, seconds = stresscell.run(workdir, arrays=24, tasks=5, ar_jobs=10)
+    total, intervals, problems, seconds = stresscell.run(workdir, arrays=16, tasks=5, ar_jobs=10)
     assert len(intervals) == total
     assert problems == []
     assert any(i[6] for i in intervals)                       # jobs ran in the reservation
