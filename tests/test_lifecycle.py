@@ -45,7 +45,7 @@ def test_hold_and_release(cell, workdir):
     assert proc.stdout == f"modified hold of job {jid}\n"
     cell.wait_finished(jid)
     proc = cell.run("qrls", str(jid))
-    assert "does not exist" in proc.stdout and proc.returncode == 1
+    assert "does not exist" in proc.stdout and proc.returncode == 3        # (the qmaster's STATUS_EEXIST)
 
 
 def test_qhold_pending_job_keeps_it_waiting(cell, workdir):
