@@ -38,7 +38,7 @@ _SMALLEST_PRIORITY = 1e-6
 class _AutoCluster:
     """Jobs of one submitter with equal significant attributes."""
 
-    __slots__ = ("rep", "request", "lists", "why", "context")
+    __slots__ = ("rep", "request", "lists", "why", "limited", "context")
 
     def __init__(self, rep, context):
         self.rep = rep
@@ -46,6 +46,7 @@ class _AutoCluster:
                              for a in ("RequestCpus", "RequestMemory", "RequestDisk"))
         self.lists = {}          # (only-rank mode, group round) -> _MatchList
         self.why = None          # why it found no slot the last time it tried
+        self.limited = False     # the submitter's limit refused a candidate then
         self.context = context   # the group round its request ad tells (Cycle.negotiating)
 
     def enter(self, context):
@@ -458,7 +459,7 @@ class Cycle:
             if found is None:
                 budget.charge(owner, since)
                 tried.add(id(ac))
-                limited = limited or ac.why is Why.SUBMITTER_LIMIT
+                limited = limited or ac.limited
                 continue
             i, kind, cost = found
             self.take(job, sub, ac, i, kind, cost)
@@ -494,23 +495,31 @@ class Cycle:
 
     def find(self, ac, sub, only_rank, used, used_new, limit, unclaimed):
         """The best slot for an autocluster that the submitter's limits allow, or None
-        (its reason then in ``ac.why``)."""
+        (its reason then in ``ac.why``; ``ac.limited`` tells whether the submitter's limit
+        refused a candidate, whatever the reason given: the submitter then goes on in the
+        next spin, as HTCondor's submitterLimit rejections do)."""
         key = (only_rank, self.negotiating)
         ac.enter(self.negotiating)
         mlist = ac.lists.get(key)
         if mlist is None:
             mlist = ac.lists[key] = self._match_list(ac, sub, only_rank)
 
+        refused = []
+
         def permit(kind, cost, _i):
             if kind is Kind.RANK:
                 return True
             spent, allowed = (used, limit) if kind is Kind.PRIORITY else (used_new, unclaimed)
-            return spent + cost <= allowed or (spent <= 0 < allowed)
+            if spent + cost <= allowed or (spent <= 0 < allowed):
+                return True
+            refused.append(kind)
+            return False
         ceiling = self.ceilings.get(sub.name)
         if ceiling is not None:
             permit = self._under_ceiling(sub.name, ceiling, permit)
         self.capped = False
         found = mlist.pop(self, ac, permit)
+        ac.limited = found is None and (only_rank or bool(refused))
         if found is None:
             ac.why = Why.PREEMPTION_REQUIREMENTS if mlist.policy else \
                 Why.SUBMITTER_CEILING if self.capped else \
