@@ -195,3 +195,16 @@ def negotiated(cell, config="", on=True):
             fh.write(text)
     with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
         fh.write(config)
+
+
+def configure_now(cell, text):
+    """Add ``text`` to the running cell's condor_config and have its daemon read it at
+    once (it looks at the file by itself at most once a second)."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(text)
+    cell.run("condor_reconfig", check=True)
+
+
+def af(cell, jid, *attrs):
+    """condor_q's ``-af:,`` line of ``attrs`` of job ``jid``."""
+    return cell.run("condor_q", jid, "-af:,", *attrs).stdout

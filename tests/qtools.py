@@ -172,3 +172,27 @@ def program_processes(path):
         except psutil.Error:
             continue
     return found
+
+
+def passes_every_second(cell):
+    """Set the cell's own scheduler passes (schedule_interval) to every second, not every
+    15 s, before its daemon starts: a test that waits for a later pass need not wait long."""
+    path = os.path.join(cell.root, "etc", "sched_conf")
+    with open(path) as fh:
+        text, count = re.subn(r"(?m)^schedule_interval\s+.*$", "schedule_interval                 0:0:1",
+                              fh.read())
+    assert count == 1
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def set_sched(cell, **values):
+    """Change the scheduler configuration's ``values`` with qconf -Msconf (a running daemon)."""
+    text = cell.run("qconf", "-ssconf", check=True).stdout
+    for key, value in values.items():
+        text, n = re.subn(rf"^{key}\s.*$", f"{key} {value}", text, flags=re.M)
+        assert n, key
+    path = os.path.join(cell.root, "sched_conf")
+    with open(path, "w") as fh:
+        fh.write(text)
+    cell.run("qconf", "-Msconf", path, check=True)

@@ -8,24 +8,12 @@ to the schedule file. Then a big -R y parallel job is not starved by a stream of
 jobs, while a short job is backfilled before it and a long one is not."""
 
 import os
-import re
 import time
 
 from conftest import destroy_cell, make_cell, wait_for
-from qtools import add_object, jid_of
+from qtools import add_object, jid_of, set_sched
 
 import pytest
-
-
-def set_sched(cell, **values):
-    text = cell.run("qconf", "-ssconf", check=True).stdout
-    for key, value in values.items():
-        text, n = re.subn(rf"^{key}\s.*$", f"{key} {value}", text, flags=re.M)
-        assert n, key
-    path = os.path.join(cell.root, "sched_conf")
-    with open(path, "w") as fh:
-        fh.write(text)
-    cell.run("qconf", "-Msconf", path, check=True)
 
 
 def add_complex(cell, row):

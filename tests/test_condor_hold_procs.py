@@ -7,22 +7,11 @@ and answered as Grid Engine answers them)."""
 import os
 
 from attack_tools import user_py
-from condortools import events, statuses, submit
+from condortools import af, configure_now, events, statuses, submit
 from conftest import unanswered, wait_for
 from gridtools.formats.condor.userlog import EventType
 
 SLEEPER = "executable = /bin/sleep\narguments = 300\nrequirements = false\n"
-
-
-def _config(cell, text):
-    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-        fh.write(text)
-    # (the daemon looks at its configuration files at most once a second: read them now)
-    cell.run("condor_reconfig", check=True)
-
-
-def _af(cell, jid, *attrs):
-    return cell.run("condor_q", jid, "-af:,", *attrs).stdout
 
 
 def _held_procs(log):
@@ -37,7 +26,7 @@ def test_procs_materialized_late_are_held_or_idle_as_their_own_ads_say(cell, wor
                                      "max_idle = 1\nqueue 4\n", cwd=workdir)
     wait_for(lambda: not unanswered(cell.root), timeout=30)
     assert statuses(cell, str(cluster)) == {f"{cluster}.0": 5, f"{cluster}.1": 1}
-    assert _af(cell, f"{cluster}.0", "HoldReasonCode", "HoldReason") == \
+    assert af(cell, f"{cluster}.0", "HoldReasonCode", "HoldReason") == \
         "15, submitted on hold at user's request\n"
     assert _held_procs(log) == [0]
     # proc 1 leaves: proc 2 comes in held, then proc 3 idle
@@ -64,8 +53,8 @@ def test_a_cluster_not_taken_in_yet_shows_each_proc_as_its_own_ad_says(cell, wor
     def shown():
         rows = [line.split() for line in cell.run("qstat").stdout.splitlines()[2:]]
         return (statuses(cell, str(cluster), str(other)), sorted((r[0], r[4], r[-1]) for r in rows),
-                _af(cell, f"{cluster}.0", "HoldReasonCode", "HoldReason"),
-                _af(cell, f"{other}.1", "HoldReasonCode", "HoldReason"))
+                af(cell, f"{cluster}.0", "HoldReasonCode", "HoldReason"),
+                af(cell, f"{other}.1", "HoldReasonCode", "HoldReason"))
     before = shown()
     assert before[0] == wanted
     assert before[1] == sorted([(str(cluster), "hqw", "1"), (str(cluster), "qw", "2,3"),
@@ -108,7 +97,7 @@ def test_a_later_ad_that_cannot_be_read_does_not_stop_other_users_listings(cell,
 
 
 def test_qrls_of_several_tasks_answers_each_and_refuses_those_past_system_max_releases(cell, workdir, users):
-    _config(cell, "SYSTEM_MAX_RELEASES = 1\n")
+    configure_now(cell, "SYSTEM_MAX_RELEASES = 1\n")
     user = users[0]
     many = submit(cell, SLEEPER + "hold = true\nqueue 3\n", cwd=workdir, user=user)
     once = submit(cell, SLEEPER + "hold = true\nqueue\n", cwd=workdir, user=user, name="b.sub")
@@ -119,7 +108,7 @@ def test_qrls_of_several_tasks_answers_each_and_refuses_those_past_system_max_re
     for word in (f"{many}.2", str(twice)):
         assert cell.run("qrls", word, user=user).returncode == 0
         assert cell.run("qhold", word, user=user).returncode == 0
-    wait_for(lambda: _af(cell, str(twice), "NumHolds") == "2\n" and _af(cell, f"{many}.1", "NumHolds") == "2\n")
+    wait_for(lambda: af(cell, str(twice), "NumHolds") == "2\n" and af(cell, f"{many}.1", "NumHolds") == "2\n")
     refusal = "Job {} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit"
     proc = cell.run("sh", "-c", f"qrls {twice} {many} {once} 2>&1", user=user)
     assert proc.returncode == 1, proc.stdout

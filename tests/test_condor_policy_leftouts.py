@@ -6,25 +6,14 @@ later one not (each proc is held or idle on its own); qrls under SYSTEM_MAX_RELE
 
 import os
 
-from condortools import statuses, submit, wait_status, write
+from condortools import af, configure_now, statuses, submit, wait_status, write
 from conftest import unanswered, wait_for
 
 FAST = "PERIODIC_EXPR_INTERVAL = 1\n"
 
 
-def _config(cell, text):
-    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-        fh.write(text)
-    # (the daemon looks at its configuration files at most once a second: read them now)
-    cell.run("condor_reconfig", check=True)
-
-
-def _af(cell, jid, *attrs):
-    return cell.run("condor_q", jid, "-af:,", *attrs).stdout
-
-
 def test_a_timer_remove_that_is_no_number_stops_the_idle_and_held_jobs_policy(cell, workdir):
-    _config(cell, FAST)
+    configure_now(cell, FAST)
     idle = submit(cell, "executable = /bin/sleep\narguments = 300\nrequirements = false\n"
                         "+TimerRemove = \"soon\"\nperiodic_remove = true\nqueue\n", cwd=workdir, name="i.sub")
     held = submit(cell, "executable = /bin/sleep\narguments = 300\nrequirements = false\nhold = true\n"
@@ -37,17 +26,17 @@ def test_a_timer_remove_that_is_no_number_stops_the_idle_and_held_jobs_policy(ce
     wait_for(lambda: f"{gone}.0" not in statuses(cell, str(gone)), timeout=30)
     wait_status(cell, f"{freed}.0", 1, timeout=30)
     assert statuses(cell, str(idle), str(held)) == {f"{idle}.0": 1, f"{held}.0": 5}
-    assert _af(cell, f"{held}.0", "HoldReasonCode") == "15\n"
+    assert af(cell, f"{held}.0", "HoldReasonCode") == "15\n"
 
 
 def test_a_running_job_whose_timer_remove_is_no_number_is_held(cell, workdir):
-    _config(cell, FAST)
+    configure_now(cell, FAST)
     write(os.path.join(workdir, "run.sh"), "#!/bin/sh\necho started > ready\nexec sleep 300\n", 0o755)
     cluster = submit(cell, "executable = run.sh\n+TimerRemove = \"soon\"\nqueue\n", cwd=workdir)
     jid = f"{cluster}.0"
     wait_for(lambda: os.path.exists(os.path.join(workdir, "ready")), timeout=30)
     wait_status(cell, jid, 5, timeout=30)
-    assert _af(cell, jid, "HoldReasonCode", "HoldReasonSubCode", "HoldReason") == \
+    assert af(cell, jid, "HoldReasonCode", "HoldReasonSubCode", "HoldReason") == \
         "5, 0, The job attribute TimerRemove expression '\"soon\"' evaluated to UNDEFINED\n"
 
 
@@ -55,7 +44,7 @@ def test_a_job_whose_timer_remove_is_no_number_is_held_at_its_exit(cell, workdir
     cluster = submit(cell, "executable = /bin/true\n+TimerRemove = undefined\nqueue\n", cwd=workdir)
     jid = f"{cluster}.0"
     wait_status(cell, jid, 5, timeout=30)
-    assert _af(cell, jid, "HoldReasonCode", "HoldReason") == \
+    assert af(cell, jid, "HoldReasonCode", "HoldReason") == \
         "5, The job attribute TimerRemove expression 'undefined' evaluated to UNDEFINED\n"
 
 
@@ -67,16 +56,16 @@ def test_each_proc_is_held_or_idle_as_its_own_ad_says(cell, workdir):
     wait_for(lambda: not unanswered(cell.root), timeout=30)
     assert statuses(cell, str(first), str(other)) == {
         f"{first}.0": 5, f"{first}.1": 1, f"{first}.2": 1, f"{other}.0": 5, f"{other}.1": 1}
-    assert _af(cell, f"{first}.0", "HoldReasonCode", "HoldReason") == \
+    assert af(cell, f"{first}.0", "HoldReasonCode", "HoldReason") == \
         "15, submitted on hold at user's request\n"
     # the held proc is released on its own; the others were never held
     assert cell.run("condor_release", f"{first}.0").returncode == 0
     assert statuses(cell, str(first)) == {f"{first}.0": 1, f"{first}.1": 1, f"{first}.2": 1}
-    assert _af(cell, f"{first}.1", "NumHolds") == "undefined\n"
+    assert af(cell, f"{first}.1", "NumHolds") == "undefined\n"
 
 
 def test_qrls_is_held_to_system_max_releases_as_condor_release(cell, workdir, users):
-    _config(cell, "SYSTEM_MAX_RELEASES = 1\n")
+    configure_now(cell, "SYSTEM_MAX_RELEASES = 1\n")
     user = users[0]
     cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nrequirements = false\n"
                            "hold = true\nqueue\n", cwd=workdir, user=user)
@@ -86,7 +75,7 @@ def test_qrls_is_held_to_system_max_releases_as_condor_release(cell, workdir, us
     assert first.returncode == 0, first.stderr
     wait_status(cell, jid, 1)
     assert cell.run("qhold", str(cluster), user=user).returncode == 0
-    wait_for(lambda: _af(cell, jid, "JobStatus", "NumHolds") == "5, 2\n")
+    wait_for(lambda: af(cell, jid, "JobStatus", "NumHolds") == "5, 2\n")
     refused = cell.run("qrls", str(cluster), user=user)
     assert refused.returncode == 1
     assert refused.stderr == f"Job {jid} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit\n"

@@ -4,12 +4,12 @@ sched_conf params NEGOTIATOR=1 two users with priority factors 1 and 2 share six
 quotas order the groups, and PREEMPTION_REQUIREMENTS lets a better user take a slot."""
 
 import os
-import re
 import time
 
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
+from qtools import passes_every_second
 from condortools import DESKTOP
 
 
@@ -45,13 +45,7 @@ def desk(slots, config, every_second=False):
         keyboard(kbd, 3600)
         configure(cell, config(kbd))
         if every_second:
-            path = os.path.join(cell.root, "etc", "sched_conf")
-            with open(path) as fh:
-                text, count = re.subn(r"(?m)^schedule_interval\s+.*$",
-                                      "schedule_interval                 0:0:1", fh.read())
-            assert count == 1
-            with open(path, "w") as fh:
-                fh.write(text)
+            passes_every_second(cell)
         cell.start_daemon()
     except BaseException:
         destroy_cell(cell)

@@ -9,6 +9,7 @@ import time
 
 from condortools import negotiated
 from conftest import destroy_cell, make_cell, wait_for
+from qtools import passes_every_second
 
 PREEMPTION = "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmittorPrio * 1.2\n"
 
@@ -18,24 +19,12 @@ def _cell(slots, extra="", every_second=False):
     try:
         negotiated(cell, "UID_DOMAIN = example.org\n" + PREEMPTION + extra)
         if every_second:
-            pass_every_second(cell)
+            passes_every_second(cell)
         cell.start_daemon()
     except BaseException:
         destroy_cell(cell)
         raise
     return cell
-
-
-def pass_every_second(cell):
-    """The daemon's own passes (schedule_interval) come every second, not every 15 s,
-    before its daemon starts."""
-    path = os.path.join(cell.root, "etc", "sched_conf")
-    with open(path) as fh:
-        text, count = re.subn(r"(?m)^schedule_interval\s+.*$", "schedule_interval                 0:0:1",
-                              fh.read())
-    assert count == 1
-    with open(path, "w") as fh:
-        fh.write(text)
 
 
 def _submit(cell, workdir, user, count):

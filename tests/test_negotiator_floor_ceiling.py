@@ -3,13 +3,12 @@ a ceiling caps the weighted slots a submitter holds, running ones included (the 
 the rest); submitters below their floor negotiate first, up to it; and a cell whose
 negotiator keeps a submitter at its ceiling, with the reason condor_q gives its idle jobs."""
 
-import os
-import re
 from collections import Counter
 
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
+from qtools import passes_every_second
 from condortools import negotiated, submit
 from gridtools import ads
 from gridtools.classad import ClassAd, parse
@@ -210,23 +209,11 @@ def test_the_pass_gives_the_ceiling_and_its_reason():
 
 # ---------------------------------------------------------------- a cell
 
-def pass_every_second(cell):
-    """The daemon's own passes (schedule_interval) come every second, not every 15 s,
-    before its daemon starts."""
-    path = os.path.join(cell.root, "etc", "sched_conf")
-    with open(path) as fh:
-        text, count = re.subn(r"(?m)^schedule_interval\s+.*$", "schedule_interval                 0:0:1",
-                              fh.read())
-    assert count == 1
-    with open(path, "w") as fh:
-        fh.write(text)
-
-
 @pytest.fixture
 def four(users):
     cell = make_cell(slots=4, start=False)
     negotiated(cell, "UID_DOMAIN = example.org\n")
-    pass_every_second(cell)         # (passes come often: each is one more chance to go past a ceiling)
+    passes_every_second(cell)         # (passes come often: each is one more chance to go past a ceiling)
     cell.start_daemon()
     try:
         yield cell

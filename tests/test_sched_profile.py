@@ -7,7 +7,7 @@ import re
 
 from conftest import wait_for
 from qtools import jid_of
-from test_accept_reserve import set_sched
+from qtools import set_sched
 
 LINE = re.compile(r"^\d\d/\d\d/\d{4} \d\d:\d\d:\d\d\|P\|PROF: scheduled in (\d+\.\d{3}) "
                   r"\(u (\d+\.\d{3}) \+ s (\d+\.\d{3}) = (\d+\.\d{3})\): (\d+) sequential, "

@@ -3,11 +3,8 @@
 place), the priority of an array held by -hold_jid_ad alone, and what the reserved
 column of qstat -f and -g c counts."""
 
-import os
-import re
-
 from conftest import wait_for
-from qtools import jid_of, state_of
+from qtools import jid_of, set_sched, state_of
 
 
 def held(cell, *words, user=None, cwd=None):
@@ -71,19 +68,8 @@ def test_an_array_held_by_hold_jid_ad_alone_has_priority_zero(cell, workdir):
     cell.run("qdel", str(runner), check=True)
 
 
-def _set_sched(cell, **values):
-    text = cell.run("qconf", "-ssconf", check=True).stdout
-    for key, value in values.items():
-        text, n = re.subn(rf"^{key}\s.*$", f"{key} {value}", text, flags=re.M)
-        assert n, key
-    path = os.path.join(cell.root, "sched_conf")
-    with open(path, "w") as fh:
-        fh.write(text)
-    cell.run("qconf", "-Msconf", path, check=True)
-
-
 def test_a_resource_reservation_is_not_counted_as_reserved_slots(cell, workdir):
-    _set_sched(cell, max_reservation="10")
+    set_sched(cell, max_reservation="10")
     busy = [jid_of(cell.qsub("-l", "h_rt=300", "-b", "y", "sleep", "300", cwd=workdir)) for _ in range(2)]
     wait_for(lambda: all(state_of(cell, j) == "r" for j in busy), timeout=30)
     big = jid_of(cell.qsub("-R", "y", "-l", "h_rt=60", "-b", "y", "true", cwd=workdir))
