@@ -112,12 +112,12 @@ def _other_steps(cell, workdir):
     coarse = jid_of(cell.qsub("-t", "1-7:3", "-N", "B", "-hold_jid_ad", "A", "-b", "y", "true", cwd=workdir))
     after = jid_of(cell.qsub("-t", "1-7", "-N", "C", "-hold_jid_ad", "B", "-b", "y", "true", cwd=workdir))
     wait_for(lambda: (coarse, "hqw", None, "1-7:3") in listed(cell)
-             and (after, "hqw", None, "1-7:1") in listed(cell))
+             and (after, "hqw", None, "1-7:1") in listed(cell), timeout=30)
     for task in (1, 2):
         open(f"{go}.{task}", "w").close()
     cell.wait_finished(fine, tasks=(1, 2))
     # (qstat shows what the daemon last published: wait until it shows A.3 and A.4 running)
-    wait_for(lambda: {row[3] for row in listed(cell) if row[0] == fine and row[1] == "r"} == {"3", "4"})
+    wait_for(lambda: {row[3] for row in listed(cell) if row[0] == fine and row[1] == "r"} == {"3", "4"}, timeout=30)
     assert (coarse, "hqw", None, "1-7:3") in listed(cell)     # B.1 still waits for A.3
     open(f"{go}.3", "w").close()
     cell.wait_finished(coarse, tasks=(1,))
@@ -125,12 +125,12 @@ def _other_steps(cell, workdir):
     for task in (4, 5):
         open(f"{go}.{task}", "w").close()
     cell.wait_finished(fine, tasks=(4, 5))
-    wait_for(lambda: [row for row in listed(cell) if row[0] == coarse] == [(coarse, "hqw", None, "4,7")])
+    wait_for(lambda: [row for row in listed(cell) if row[0] == coarse] == [(coarse, "hqw", None, "4,7")], timeout=30)
     open(f"{go}.7", "w").close()
     cell.wait_finished(coarse, tasks=(7,))       # B.7 waited for A.7 alone
     cell.wait_finished(after, tasks=(7,))
     wait_for(lambda: [row for row in listed(cell) if row[0] in (coarse, after)]
-             == [(coarse, "hqw", None, "4"), (after, "hqw", None, "4-6:1")])
+             == [(coarse, "hqw", None, "4"), (after, "hqw", None, "4-6:1")], timeout=30)
     open(f"{go}.6", "w").close()
     cell.wait_finished(coarse, tasks=(1, 4, 7))  # B.4 once A.4-6 ended; it lets C.4-6 go
     cell.wait_finished(after, tasks=(1, 2, 3, 4, 5, 6, 7))
