@@ -71,4 +71,29 @@ def hostname():
     return _NODE[0]
 
 
+def is_this_host(name):
+    """True when ``name`` is this machine, by any of its names (short or full, any case,
+    ``localhost`` or a loopback address): the one host whose schedd and collector the
+    cell has, for the HTCondor commands' -name and -pool."""
+    import socket
+    name = name.lower().rstrip(".")
+    names = {hostname(), socket.gethostname(), "localhost", "127.0.0.1", "::1"}
+    try:
+        names.add(socket.getfqdn())
+    except OSError:
+        pass
+    names = {n.lower() for n in names if n}
+    return name in names or name.split(".")[0] in {n.split(".")[0] for n in names if not is_ip_address(n)}
+
+
+def is_ip_address(text):
+    """True when ``text`` is an IPv4 or IPv6 address."""
+    import ipaddress
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 _NODE = []

@@ -57,15 +57,33 @@ def tell(kind, payload, script=None):
     return name
 
 
-def ask(kind, payload, timeout=REPLY_TIMEOUT):
-    """Send a ``kind`` request, print the daemon's stdout and stderr text; its exit code."""
+def exchange(kind, payload, timeout=REPLY_TIMEOUT):
+    """Send a ``kind`` request and wait for the daemon's answer: (code, stdout, stderr)."""
     ensure_daemon()
     name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
     wake.poke()
-    answer = requests.wait_reply(name, timeout)
-    code, out, err = answer
-    sys.stdout.write(out)
-    sys.stderr.write(err)
+    return requests.wait_reply(name, timeout)
+
+
+def ask(kind, payload, timeout=REPLY_TIMEOUT, ordered=False):
+    """Send a ``kind`` request, print the daemon's stdout and stderr text; its exit code.
+    ``ordered``: the daemon is asked for its answers with the stream of each, in the
+    order it gave them (``daemon.confreq``), and they are printed so, standard output
+    flushed before each line of standard error."""
+    code, out, err = exchange(kind, dict(payload, ordered=True) if ordered else payload, timeout)
+    parts = [(1, out), (2, err)]
+    if ordered and out.startswith('{"ordered"'):
+        try:
+            parts = [(stream, str(text)) for stream, text in json_value(out)["ordered"]]
+        except (ValueError, KeyError, TypeError):
+            pass
+    for stream, text in parts:
+        if stream == 2:
+            if ordered:
+                sys.stdout.flush()
+            sys.stderr.write(text)
+        else:
+            sys.stdout.write(text)
     sys.stdout.flush()
     return int(code)
 
@@ -76,11 +94,7 @@ def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
     with a ``count`` are given one by one). The request's effect is in the published
     status by then."""
     from gridtools.formats import spoolyaml
-    ensure_daemon()
-    name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
-    wake.poke()
-    answer = requests.wait_reply(name, timeout)
-    code, out, err = answer
+    code, out, err = exchange(kind, payload, timeout)
     if code or err:
         refused = GridError((err or out or "error: the gridtools daemon refused the request").rstrip("\n"))
         refused.answer = not err and bool(out)     # (the daemon's answer: the command prints it as it is)

@@ -421,8 +421,8 @@ class Condor:
         it when it spawns the task's shadow, with the task's ad and the ad of the slot it
         was matched with as TARGET (EvalInteger: a real cut to an integer, a boolean 0
         or 1; anything else, or below 0, is none). 0 when the job names none."""
-        from gridtools.sched.inputs import job_start_delay, start_delay
-        if job_start_delay(job) <= 0 and not _names_start_delay(job):
+        from gridtools.sched.inputs import delay_seconds, job_names_start_delay, start_delay
+        if not job_names_start_delay(job):
             return 0.0
         slot = self.machines.slot_of((job.id, number))
         machine = self.ctx.slot_ad(slot) if self.ctx is not None and slot else None
@@ -432,11 +432,7 @@ class Condor:
             value = condorjob.proc_ad(job, number).eval("NextJobStartDelay", machine)
         except Exception:  # noqa: BLE001 - an ad that does not read: no delay
             return 0.0
-        if type(value) is bool:
-            value = int(value)
-        if type(value) in (int, float) and value == value and value > 0:
-            return float(int(min(value, 2 ** 31 - 1)))
-        return 0.0
+        return delay_seconds(value)
 
     def _max_jobs_running(self, state):
         """condor_config's MAX_JOBS_RUNNING (an integer expression; HTCondor's default, the
@@ -660,17 +656,3 @@ def _task_limits(ctx, r):
     task = model.tasks.get(r.task) if model is not None else None
     return task.limits if task is not None else None
 
-
-def _names_start_delay(job):
-    """True when the ads of an HTCondor job name a NextJobStartDelay (one that reads the
-    slot's attributes is none without the slot, ``sched.inputs.start_delay``); kept with
-    the job while its description is this one."""
-    kept = job.cache.get("names_start_delay")
-    if kept is not None and kept[0] is job.spec:
-        return kept[1]
-    from gridtools.sched.inputs import _DELAY_LINE
-    ads = job.spec.get("condor_ad") or ()
-    texts = [ads] if isinstance(ads, str) else list(ads)
-    found = any(isinstance(text, str) and _DELAY_LINE.search(text) for text in texts)
-    job.cache["names_start_delay"] = (job.spec, found)
-    return found

@@ -177,7 +177,7 @@ def _job_op(ctx, job, tasks):
     for n in started:
         if ctx.op == "clear" or job.state_of(n) is TaskState.RUNNING:
             action(ctx, job, job.task(n))
-    waiting = [n for n in numbers if n not in set(started)]
+    waiting = [n for n in numbers if not _enrolled(job, n)]
     if job.is_array and not tasks:
         # the whole array: one answer for the job when none of its tasks was started
         if not started:

@@ -157,17 +157,18 @@ class Derived:
     sees, ``spool.rows.public_ad``; ``factory`` the limits of a cluster materialized
     late, ``daemon.factory.limits``; ``limits`` its concurrency limits, a list holding
     what ``sched.inputs`` makes of them; ``start_delay`` its NextJobStartDelay in
-    seconds, ``sched.inputs.job_start_delay``). Slots: ten thousand jobs hold one."""
+    seconds, ``sched.inputs.job_start_delay``, and ``names_delay`` whether its ads name
+    one, ``sched.inputs.job_names_start_delay``). Slots: ten thousand jobs hold one."""
 
     __slots__ = ("spec", "generation", "request", "task_requests", "facts", "condor_facts",
                  "private_facts", "public_ad", "refusal_keys", "task_table", "factory", "limits",
-                 "start_delay")
+                 "start_delay", "names_delay")
 
     def __init__(self, spec):
         self.spec, self.generation, self.request, self.facts = spec, None, None, None
         self.task_requests = self.refusal_keys = self.task_table = self.factory = None
         self.condor_facts = self.private_facts = self.public_ad = self.limits = None
-        self.start_delay = None
+        self.start_delay = self.names_delay = None
 
 
 class Job:

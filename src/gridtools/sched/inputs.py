@@ -496,12 +496,10 @@ def start_delay(spec, task=0):
     HTCondor's EvalInteger does (a real cut to an integer, a boolean 0 or 1; anything
     else, or a value below 0, is none). The cap (MAX_NEXT_JOB_START_DELAY) is the
     pass's (``SchedConfig.max_start_delay``)."""
-    ads = spec.get("condor_ad")
-    if not ads:
+    if not names_start_delay(spec):
         return 0.0
+    ads = spec["condor_ad"]
     texts = [ads] if isinstance(ads, str) else list(ads)
-    if not any(isinstance(text, str) and _DELAY_LINE.search(text) for text in texts):
-        return 0.0
     from gridtools.jobads import proc_ad
     indexes = [task] if task else range(1, len(texts) + 1)
     most = 0.0
@@ -510,11 +508,35 @@ def start_delay(spec, task=0):
             value = proc_ad(texts, index if index <= len(texts) else 1).eval("NextJobStartDelay")
         except Exception:  # noqa: BLE001 - an ad that does not read: no delay
             continue
-        if type(value) is bool:
-            value = int(value)
-        if type(value) in (int, float) and value == value and value > 0:
-            most = max(most, float(int(min(value, 2 ** 31 - 1))))
+        most = max(most, delay_seconds(value))
     return most
+
+
+def names_start_delay(spec):
+    """True when an ad of the HTCondor job ``spec`` names a NextJobStartDelay."""
+    ads = spec.get("condor_ad")
+    if not ads:
+        return False
+    texts = [ads] if isinstance(ads, str) else list(ads)
+    return any(isinstance(text, str) and _DELAY_LINE.search(text) for text in texts)
+
+
+def job_names_start_delay(job):
+    """``names_start_delay`` of a ``model.job.Job``, once a description."""
+    derived = job.spec_cache()
+    if derived.names_delay is None:
+        derived.names_delay = names_start_delay(job.spec)
+    return derived.names_delay
+
+
+def delay_seconds(value):
+    """A NextJobStartDelay's value in seconds, as HTCondor's EvalInteger reads it (a real
+    cut to an integer, a boolean 0 or 1; anything else, or a value below 0, is none)."""
+    if type(value) is bool:
+        value = int(value)
+    if type(value) in (int, float) and value == value and value > 0:
+        return float(int(min(value, 2 ** 31 - 1)))
+    return 0.0
 
 
 def _shadow(spec):

@@ -25,6 +25,7 @@ job is selected (``check_write``), whatever the selection.
 import sys
 from dataclasses import dataclass
 
+from gridtools import cell
 from gridtools.cli.condor import access, queue as Q
 from gridtools.errors import GridError, UsageError, lines
 
@@ -144,12 +145,12 @@ def parse_args(argv, prog):
             opts.subcode = _subcode(_value(args, arg, prog, dash_ok=True))
         elif _is(arg, "name"):
             opts.schedd = _value(args, arg, prog, dash_ok=True)
-            if "@" not in opts.schedd and not local_host(opts.schedd):
+            if "@" not in opts.schedd and not cell.is_this_host(opts.schedd):
                 raise GridError(f"{prog}: unknown host {opts.schedd}", 1)
         elif _is(arg, "pool"):
             opts.pool = _value(args, arg, prog, dash_ok=True)
             host = pool_host(opts.pool)
-            if not (local_host(host) or _ip_address(host)):
+            if not (cell.is_this_host(host) or cell.is_ip_address(host)):
                 raise GridError(f"{prog}: unknown host {host}", 1)
         elif _is(arg, "addr", 2):
             _address(_value(args, arg, prog), prog)
@@ -182,21 +183,6 @@ def _ordered_ids(words):
 
 # ---------------------------------------------------------------- -name and -pool
 
-def local_host(name):
-    """True when ``name`` is this cell's host, by any of its names (short or full, any
-    case, ``localhost``): the one machine whose schedd and collector the cell has."""
-    import socket
-    from gridtools import cell
-    name = name.lower().rstrip(".")
-    names = {cell.hostname(), socket.gethostname(), "localhost", "127.0.0.1", "::1"}
-    try:
-        names.add(socket.getfqdn())
-    except OSError:
-        pass
-    names = {n.lower() for n in names if n}
-    return name in names or name.split(".")[0] in {n.split(".")[0] for n in names if not _ip_address(n)}
-
-
 def pool_host(text):
     """The host a -pool value names: ``host``, ``host:port`` or ``<host:port?...>``."""
     inner = text.strip()
@@ -209,21 +195,12 @@ def pool_host(text):
     return head if colon and port.isdigit() and head.count(":") == 0 else inner
 
 
-def _ip_address(text):
-    import ipaddress
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
-
-
 def schedd_named(name):
     """True when the collector knows a schedd named ``name``: the cell's schedd is
     named by its host (``condor_status -schedd``), and a name without ``@`` is a host
     name, resolved to the host's full name; one with ``@`` is compared whole, and so
     names no schedd of the cell."""
-    return "@" not in name and local_host(name)
+    return "@" not in name and cell.is_this_host(name)
 
 
 def locate(opts, prog):
@@ -233,7 +210,7 @@ def locate(opts, prog):
     if opts.addr or not opts.schedd:
         return
     if opts.pool is not None:
-        if not (local_host(pool_host(opts.pool)) and schedd_named(opts.schedd)):
+        if not (cell.is_this_host(pool_host(opts.pool)) and schedd_named(opts.schedd)):
             raise GridError(f"{prog}: Can't find address for schedd {opts.schedd}", 1)
     elif not schedd_named(opts.schedd):
         host = opts.schedd.rpartition("@")[2]
@@ -550,7 +527,6 @@ def _constraint_counts(results):
 
 
 def _is_operator(user):
-    from gridtools import cell
     for kind in ("managers", "operators"):
         try:
             with open(cell.etc(kind), encoding="utf-8") as fh:

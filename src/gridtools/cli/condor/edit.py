@@ -16,8 +16,9 @@ job is selected.
 import re
 import sys
 
+from gridtools import cell
 from gridtools.cli.condor import queue as Q
-from gridtools.cli.condor.act import check_write, local_host, pool_host, schedd_named
+from gridtools.cli.condor.act import check_write, pool_host, schedd_named
 from gridtools.errors import GridError, UsageError, lines
 
 #: the range of JobPrio condor_prio sets
@@ -309,7 +310,7 @@ def _check_schedd(name, pool, prog):
     port), whose only schedd is named by its host."""
     if not name:
         return
-    if not schedd_named(name) or (pool is not None and not local_host(pool_host(pool))):
+    if not schedd_named(name) or (pool is not None and not cell.is_this_host(pool_host(pool))):
         where = "local pool" if pool is None else f"pool {pool}" if prog == "condor_prio" else f"{pool} pool"
         raise GridError(f"{prog}: No such schedd named {name} in {where}", 1)
 

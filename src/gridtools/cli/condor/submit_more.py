@@ -172,9 +172,7 @@ def knob_on(name):
 
 def known_schedd(name):
     """True when ``name`` is this cell's schedd (its host, by any of its names)."""
-    import socket
-    names = {cell.hostname(), socket.gethostname(), socket.getfqdn(), "localhost"}
-    return name in names or name.split("@")[-1] in names
+    return cell.is_this_host(name.split("@")[-1])
 
 
 def pe_names():

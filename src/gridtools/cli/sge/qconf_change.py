@@ -63,36 +63,10 @@ def send(payload):
     if denial:
         return error(denial)
     try:
-        return _ask(payload)
+        from gridtools.cli.ask import ask
+        return ask("qconf", payload, ordered=True)
     except GridError as exc:
         return error(str(exc))
-
-
-def _ask(payload):
-    """Ask the daemon and print its answers, each on its stream in the order given
-    (the daemon marks the stream of each when the request asks it to), flushing
-    standard output before standard error is written to."""
-    from gridtools import cell
-    from gridtools.cli.ask import REPLY_TIMEOUT, ensure_daemon, json_value
-    from gridtools.spool import requests, wake
-    ensure_daemon()
-    name = requests.write("qconf", dict(payload, host=cell.hostname(), ordered=True), reply=True)
-    wake.poke()
-    code, out, err = requests.wait_reply(name, REPLY_TIMEOUT)
-    if out.startswith('{"ordered"'):
-        try:
-            parts = [(stream, str(text)) for stream, text in json_value(out)["ordered"]]
-        except (ValueError, KeyError, TypeError):
-            parts = [(1, out)]
-    else:
-        parts = [(1, out), (2, err)]
-    for stream, text in parts:
-        target = sys.stderr if stream == 2 else sys.stdout
-        if target is sys.stderr:
-            sys.stdout.flush()
-        target.write(text)
-        target.flush()
-    return int(code)
 
 
 # ---------------------------------------------------------------- texts
