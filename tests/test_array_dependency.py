@@ -129,7 +129,8 @@ def _other_steps(cell, workdir):
     open(f"{go}.7", "w").close()
     cell.wait_finished(coarse, tasks=(7,))       # B.7 waited for A.7 alone
     cell.wait_finished(after, tasks=(7,))
-    wait_for(lambda: [row for row in listed(cell) if row[0] in (coarse, after)]
+    # (both held: each keeps the place of the last pass that ordered it, so either may come first)
+    wait_for(lambda: sorted(row for row in listed(cell) if row[0] in (coarse, after))
              == [(coarse, "hqw", None, "4"), (after, "hqw", None, "4-6:1")], timeout=30)
     open(f"{go}.6", "w").close()
     cell.wait_finished(coarse, tasks=(1, 4, 7))  # B.4 once A.4-6 ended; it lets C.4-6 go
