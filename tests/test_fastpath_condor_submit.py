@@ -93,3 +93,21 @@ def test_the_quick_look_finds_every_line_the_full_check_warns_of():
             assert submit_unused.unused_lines(desc, text) == [], text
     assert submit._may_be_unused(parse_submit(texts[2]), texts[2])
     assert not submit._may_be_unused(parse_submit(texts[0]), texts[0])
+
+
+def test_a_job_without_arguments_or_environment_does_without_their_parser(cell, tmp_path):
+    """The parser of arguments and environments is not loaded for a job that has neither,
+    and the log's creation does not load the standard library's ``stat`` (nor ``os``)."""
+    bare = tmp_path / "bare.sub"
+    bare.write_text(f"executable = /bin/true\nlog = {tmp_path}/bare.log\nhold = true\nqueue\n")
+    dask = tmp_path / "dask.sub"
+    dask.write_text(DASK.format(logs=tmp_path))
+    for path in (bare, dask, bare):
+        loaded, proc = _modules(cell, str(path))
+        assert proc.returncode == 0, proc.stderr
+        assert "gridtools.ownfiles" in loaded           # (each creates its log)
+        assert not loaded & {"stat", "os"}, sorted(loaded & {"stat", "os"})
+        assert ("gridtools.formats.condor.argsenv" in loaded) == (path == dask)
+    assert (tmp_path / "bare.log").exists()
+    cluster = proc.stdout.strip().rpartition(" ")[2].rstrip(".")
+    assert cell.run("condor_q", cluster, "-af", "Environment", "Arguments").stdout == " \n"

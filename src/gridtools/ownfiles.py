@@ -29,7 +29,6 @@ it must be a regular file of the caller's own, reached without a link.
 """
 
 import posix
-import stat
 
 from gridtools import ospaths
 
@@ -52,7 +51,7 @@ def open_own(path, how, mode=0o644, follow_last=True):
         try:
             if how & posix.O_CREAT and name:
                 held = posix.fstat(folder)
-                if wary or held.st_mode & stat.S_IWOTH:
+                if wary or held.st_mode & ospaths.S_IWOTH:
                     return _open_shared(folder, held, name, how, mode, wary, path)
             return posix.open(name or ".", how | posix.O_NOFOLLOW, mode, dir_fd=folder)
         except OSError as exc:
@@ -74,17 +73,17 @@ def _open_shared(folder, held, name, how, mode, wary, path):
         there = posix.stat(name, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         there = None
-    if there is not None and not stat.S_ISLNK(there.st_mode) and not _trusted(there.st_uid, held, wary):
+    if there is not None and not ospaths.is_link_mode(there.st_mode) and not _trusted(there.st_uid, held, wary):
         raise _error(PermissionError, "EACCES", path)     # (not even opened)
     quick = posix.O_NONBLOCK
-    if there is not None and stat.S_ISFIFO(there.st_mode) and there.st_uid == me:
+    if there is not None and ospaths.is_fifo_mode(there.st_mode) and there.st_uid == me:
         quick = 0                       # (the caller's own FIFO: waited on, as a qrsh client's)
     fd = posix.open(name, (how & ~posix.O_TRUNC) | posix.O_NOFOLLOW | quick, mode, dir_fd=folder)
     try:
         found = posix.fstat(fd)
         if not _trusted(found.st_uid, held, wary):
             raise _error(PermissionError, "EACCES", path)
-        if how & posix.O_TRUNC and stat.S_ISREG(found.st_mode):
+        if how & posix.O_TRUNC and ospaths.is_file_mode(found.st_mode):
             posix.ftruncate(fd, 0)
         if quick and not how & posix.O_NONBLOCK:
             import fcntl
@@ -112,7 +111,7 @@ def is_own_dir(path):
     except OSError:
         return False
     try:
-        return stat.S_ISDIR(posix.stat(name or ".", dir_fd=folder, follow_symlinks=False).st_mode)
+        return ospaths.is_dir_mode(posix.stat(name or ".", dir_fd=folder, follow_symlinks=False).st_mode)
     except OSError:
         return False
     finally:
@@ -140,7 +139,7 @@ def move_aside_own(path, new_name):
             info = posix.stat(name, dir_fd=fd, follow_symlinks=False)
         except FileNotFoundError:
             return False
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != posix.geteuid():
+        if not ospaths.is_file_mode(info.st_mode) or info.st_uid != posix.geteuid():
             return False
         posix.replace(name, other, src_dir_fd=fd, dst_dir_fd=fd)
         return True
@@ -163,7 +162,7 @@ def remove_planted(path):
             info = posix.stat(name, dir_fd=fd, follow_symlinks=False)
         except OSError:
             return False
-        if stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode) and info.st_uid == posix.geteuid():
+        if ospaths.is_dir_mode(info.st_mode) or ospaths.is_file_mode(info.st_mode) and info.st_uid == posix.geteuid():
             return False
         try:
             posix.unlink(name, dir_fd=fd)
@@ -179,7 +178,7 @@ def makedirs_own(path, mode=0o777):
     as ``open_own`` does; an OSError when one cannot be made or is not a folder."""
     folder, name, _where, _wary = _walk(path, make=mode)
     try:
-        if name and not stat.S_ISDIR(posix.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
+        if name and not ospaths.is_dir_mode(posix.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
             raise _error(NotADirectoryError, "ENOTDIR", path)
     finally:
         posix.close(folder)
@@ -206,9 +205,9 @@ def _walk(path, make=None, follow_last=True):
                 where, warys = where[:-1], warys[:-1]
                 continue
             info = _look(folder, name, make, not pending)
-            if info is not None and stat.S_ISLNK(info.st_mode) and not pending and not follow_last:
+            if info is not None and ospaths.is_link_mode(info.st_mode) and not pending and not follow_last:
                 raise _error(OSError, "ELOOP", path)
-            if info is not None and stat.S_ISLNK(info.st_mode):
+            if info is not None and ospaths.is_link_mode(info.st_mode):
                 links += 1
                 if links > MAX_LINKS:
                     raise _error(OSError, "ELOOP", path)
@@ -296,7 +295,7 @@ def _may_follow(folder, link, path, wary):
     a sticky folder anyone may write, only one of the caller's or of the folder's owner;
     in another folder anyone may write, or a planted one (``wary``), only the caller's."""
     held = posix.fstat(folder)
-    if (wary or held.st_mode & stat.S_IWOTH) and not _trusted(link.st_uid, held, wary):
+    if (wary or held.st_mode & ospaths.S_IWOTH) and not _trusted(link.st_uid, held, wary):
         raise _error(PermissionError, "EACCES", path)
 
 
@@ -304,7 +303,7 @@ def _planted(held, entered, wary):
     """True when the folder ``entered`` (its fstat), entered from ``held`` (planted when
     ``wary``), is planted: in a planted folder or one anyone may write, and made by
     someone the rule does not trust there."""
-    return bool(wary or held.st_mode & stat.S_IWOTH) and not _trusted(entered.st_uid, held, wary)
+    return bool(wary or held.st_mode & ospaths.S_IWOTH) and not _trusted(entered.st_uid, held, wary)
 
 
 def _trusted(uid, held, wary):
@@ -313,7 +312,7 @@ def _trusted(uid, held, wary):
     a sticky folder not planted its owner's."""
     if uid in (posix.geteuid(), 0):
         return True
-    return bool(held.st_mode & stat.S_ISVTX) and uid == held.st_uid and not wary
+    return bool(held.st_mode & ospaths.S_ISVTX) and uid == held.st_uid and not wary
 
 
 def open_text(path, how="w", mode=0o644, binary=False):
@@ -326,7 +325,7 @@ def open_text(path, how="w", mode=0o644, binary=False):
 def _own(fd, path):
     """PermissionError unless ``fd`` is a regular file of the caller's own."""
     st = posix.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_uid != posix.geteuid():
+    if not ospaths.is_file_mode(st.st_mode) or st.st_uid != posix.geteuid():
         raise _error(PermissionError, "EACCES", path, "not a file of your own")
 
 

@@ -89,6 +89,8 @@ def _environment(ad):
     """NAME -> value of the job's environment: its ``Environment``, else its ``Env``
     (the old form, entries separated by its ``EnvDelim``): each evaluated once, ``Env``
     only when there is no ``Environment``."""
+    if ad.eval("Environment") == "":
+        return {}                           # (what most jobs carry: nothing to parse)
     from gridtools.formats.condor import argsenv
     return argsenv.environment_of(ad)
 
