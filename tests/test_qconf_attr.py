@@ -52,6 +52,7 @@ def test_per_host_and_per_group_values_and_purge(cell):
     ok(cell, "-mattr", "queue", "slots", "6", "all.q@@allhosts")
     assert line_of(ok(cell, "-sq", "all.q").stdout, "slots") == "slots                 2,[@allhosts=6],[testhost=4]"
     assert ok(cell, "-sobjl", "queue_domain", "slots", "6").stdout == "all.q@@allhosts\n"
+    ok(cell, "-mattr", "queue", "pe_list", "make smp mpi", "all.q@testhost")
     ok(cell, "-dattr", "queue", "pe_list", "make", "all.q@testhost")
     assert line_of(ok(cell, "-sq", "all.q").stdout, "pe_list") == \
         "pe_list               make smp mpi,[testhost=smp mpi]"
@@ -76,11 +77,11 @@ def test_host_entries_in_the_value(cell):
     ok(cell, "-mattr", "queue", "load_thresholds", "[testhost=np_load_avg=3]", "all.q")
     ok(cell, "-dattr", "queue", "load_thresholds", "[testhost=load_avg]", "all.q")
     ok(cell, "-aattr", "queue", "complex_values", "[testhost=h_vmem=2G]", "all.q")
-    ok(cell, "-dattr", "queue", "pe_list", "[testhost=make]", "all.q")
+    ok(cell, "-dattr", "queue", "pe_list", "[testhost=make]", "all.q")     # (no value of its own: nothing)
     text = ok(cell, "-sq", "all.q").stdout
     assert line_of(text, "load_thresholds") == "load_thresholds       NONE,[testhost=np_load_avg=3]"
     assert line_of(text, "complex_values") == "complex_values        NONE,[testhost=h_vmem=2G]"
-    assert line_of(text, "pe_list") == "pe_list               make smp mpi,[testhost=smp mpi]"
+    assert line_of(text, "pe_list") == "pe_list               make smp mpi"
     assert fails(cell, "-aattr", "queue", "slots", "[nosuch=2]", "all.q") == '"nosuch" is not an execution host\n'
     assert fails(cell, "-dattr", "queue", "slots", "[testhost=1]", "all.q").startswith(
         'denied: attribute "slots" is not a list attribute')

@@ -26,8 +26,9 @@ One request changes attributes of several object instances at once.
 
 For queues the instance may be ``queue`` (the default value), ``queue@host``
 or ``queue@@hostgroup`` (the value for that host or group; when missing it is
-created empty, so that a list holds only the names given, or for -dattr as a
-copy of the default); the value itself may name hosts and groups,
+created empty, so that a list holds only the names given; -dattr then changes
+nothing, as Grid Engine's master removes only from a value of the host's own);
+the value itself may name hosts and groups,
 ``default,[host=value],[@group=value]`` or only ``[host=value]`` (as Grid
 Engine's installer adds a host's slots), each entry applied as if given for
 ``queue@host``. For resource quota sets it is ``set`` (description,
@@ -224,8 +225,13 @@ def _apply_entry(value, key, mode, text, codec, attr, owner, notes):
     """Apply ``text`` to the default (``key`` None) or to the value of one host or @group.
     A host or group without a value of its own gets one that starts empty for -mattr
     and -aattr, as Grid Engine's master creates it (a list then holds only the names
-    given); for -dattr it starts as a copy of the default."""
+    given). -dattr leaves such a host or group as it is, without a notice, as Grid
+    Engine's master does (it creates no value to remove from); the text is still
+    read, so that what is refused elsewhere is refused here too."""
     shape = value.overrides.get(key, value.default) if key else value.default
+    if key and mode == "delete" and key not in value.overrides:
+        merge(mode, shape, text, codec, attr, owner, [])
+        return
     current = value.overrides.get(key) if key and mode != "delete" else shape
     if key and mode == "add" and not isinstance(shape, (list, dict)):
         mode = "modify"         # -aattr "[host=value]": the host gets a value of its own
