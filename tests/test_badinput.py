@@ -186,11 +186,13 @@ def test_task_ranges_a_job_does_not_have(shared, workdir):
     # (answers of the qmaster: Grid Engine's qdel, qhold and qrls print them on stdout)
     for args, line in ((("qdel", f"{single}.5-2"), f'job "{single}" task id range "2-5:1" comprises no tasks'),
                        (("qdel", f"{array}.7"), f'job "{array}" task "7" does not exist'),
-                       (("qdel", array, "-t", "6-9"), f'job "{array}" task id range "6-9:1" comprises no tasks'),
-                       (("qhold", f"{array}.7"), f'job "{array}" task "7" does not exist'),
-                       (("qrls", f"{single}.2"), f'job "{single}" task "2" does not exist')):
+                       (("qdel", array, "-t", "6-9"), f'job "{array}" task id range "6-9:1" comprises no tasks')):
         proc = shared.run(*args)
         assert (proc.returncode, proc.stdout, proc.stderr) == (1, line + "\n", ""), args
+    # (Grid Engine's qmaster passes over the tasks a qhold or qrls names that the job lacks)
+    for args in (("qhold", f"{array}.7"), ("qrls", f"{single}.2")):
+        proc = shared.run(*args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", ""), args
     proc = shared.run("qdel", "-u", "")
     assert (proc.returncode, proc.stderr.splitlines()[0]) == (1, "-u option must have a list usernames")
     assert not fuzzing.changed(before, spool_digest(shared))

@@ -71,4 +71,4 @@ def test_qdel_words_deleted_task_ranges_as_grid_engine(cell, workdir):
     proc = cell.run("qdel", f"{jid}.11-12")
     assert proc.stdout == f"root has deleted job-array tasks 11,12 of job {jid}\n"
     proc = cell.run("qdel", f"{jid}.13-19:3")
-    assert proc.stdout == f"root has deleted job-array tasks 13,16,19 of job {jid}\n"
+    assert proc.stdout == f"root has deleted job-array tasks 13-19:3 of job {jid}\n"

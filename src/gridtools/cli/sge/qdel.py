@@ -55,19 +55,33 @@ def describe(user, done, target, force):
 
 
 def task_list(numbers):
-    """Task numbers as Grid Engine's qmaster words them in its answer: runs of consecutive
-    numbers, each ``n`` alone, ``n,n+1`` for two and ``first-last:1`` for more, joined
-    by commas (``1,3,5-9:1``)."""
-    parts, run = [], []
-    for n in sorted(set(numbers)) + [None]:
-        if run and n is not None and n == run[-1] + 1:
-            run.append(n)
-            continue
-        if run:
-            parts.append(str(run[0]) if len(run) == 1 else
-                         f"{run[0]},{run[-1]}" if len(run) == 2 else f"{run[0]}-{run[-1]}:1")
-        run = [n]
-    return ",".join(parts)
+    """Task numbers as Grid Engine's qmaster words them in its answer, a task range list
+    as it prints one: the runs of consecutive numbers, joined left to right where they
+    continue one step (two lone numbers make a step, ``1,3`` and ``5`` make ``1-5:2``;
+    a lone number after a range of its step extends it), each written ``n`` alone,
+    ``first,last`` for two numbers and ``first-last:step`` for more, joined by commas
+    (``1,3,5-9:1``, ``1-9:2``, ``1-3:1,5,7``)."""
+    runs = []                                       # [first, last, step]
+    for n in sorted(set(numbers)):
+        if runs and runs[-1][1] + 1 == n:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n, 1])
+    joined = runs[:1]
+    for first, last, step in runs[1:]:
+        head = joined[-1]
+        if head[1] + head[2] == first and head[2] == step:
+            head[1] = last
+        elif head[0] == head[1] and head[2] == 1 and head[1] == first - step:
+            head[1], head[2] = last, step
+        elif first == last and step == 1 and head[1] + head[2] == last:
+            head[1] = last
+        elif head[0] == head[1] and first == last and head[2] == step == 1:
+            head[1], head[2] = first, first - head[0]
+        else:
+            joined.append([first, last, step])
+    return ",".join(str(first) if first == last else f"{first},{last}" if first + step == last
+                    else f"{first}-{last}:{step}" for first, last, step in joined)
 
 
 def main(argv, prog="qdel"):

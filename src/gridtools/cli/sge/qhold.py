@@ -4,6 +4,12 @@
 managers only), ``-h s`` (system hold, managers only); letters combine.
 The daemon applies the change and answers which tasks it concerned, which is
 what is printed; when the command returns, qstat shows the change.
+
+As Grid Engine's qhold and qrls, the command exits with the status of the first
+answer that is not a success, in the order the answers are printed (0 when all
+are): 3 for a job that does not exist, 18 for another user's job, 4 for a list
+of several tasks of a job that is no array. Tasks a job does not have are passed
+over without a word.
 """
 
 from gridtools.cli import ask
@@ -12,10 +18,13 @@ from gridtools.errors import UsageError
 
 WHO = {"s": ("manager", jobsel.is_manager), "o": ("operator", jobsel.is_operator)}
 #: the exit status of a job that does not exist, of a -u list that matches no job, or of
-#: a job named with -u that is none of those users': Grid Engine's qhold and qrls exit
-#: with the status code of the qmaster's first failed answer (STATUS_EEXIST), as qalter
-#: does not
+#: a job named with -u that is none of those users' (the qmaster's STATUS_EEXIST)
 NO_SUCH_JOBS = 3
+#: the exit status of a refusal to change another user's job (STATUS_ENOTOWNER)
+NOT_OWNER = 18
+#: the exit status of a task list of more than one task for a job that is no array
+#: (STATUS_EUNKNOWN)
+NOT_AN_ARRAY = 4
 
 
 def parse_args(argv):
@@ -74,84 +83,98 @@ def _hold(prog, items, users, letters, on):
             what = "manager hold" if letter == "s" else "operator hold"
             print(f'denied: "{user}" must be {title} to {"set" if on else "release"} {what}')
             return 10
-    kept, sent, order, code = _screen(user, items)
+    kept, sent, order = _screen(user, items)
     answers = iter(_ask(sent, users, letters, on))
     said_of = {}
     for target in kept:
         done = {"id": target["id"], "denied": True} if target.get("denied") else next(answers)
-        said_of[id(target)] = []
-        code = _said(user, done, said_of[id(target)], code)
+        said_of[id(target)] = _said(user, done)
     # the answers in the order the job words were given, as Grid Engine's master
-    # answers a request id by id
+    # answers a request id by id: (line, exit status of the answer, 0 for a success)
     lines = []
-    for target, text in order:
-        lines.extend(said_of.get(id(target), []) if text is None else [text])
+    for target, said in order:
+        lines.extend(said_of.get(id(target), []) if said is None else [said])
     chosen = 0
     for done in answers:                # the jobs of the -u users, by id
-        code = _said(user, done, lines, code)
+        lines.extend(_said(user, done))
         chosen += 1
     if users is not None and not kept and not chosen:
-        lines.append(jobsel.no_jobs(users))
-        code = code or NO_SUCH_JOBS
+        lines.append((jobsel.no_jobs(users), NO_SUCH_JOBS))
     # (refusals on standard error, each where it comes among the answers)
     start = 0
     for at in range(1, len(lines) + 1):
-        if at == len(lines) or isinstance(lines[at], _Refusal) != isinstance(lines[start], _Refusal):
-            out = sys.stderr if isinstance(lines[start], _Refusal) else sys.stdout
-            out.write("\n".join(lines[start:at]) + "\n")
+        if at == len(lines) or isinstance(lines[at][0], _Refusal) != isinstance(lines[start][0], _Refusal):
+            out = sys.stderr if isinstance(lines[start][0], _Refusal) else sys.stdout
+            out.write("\n".join(text for text, _status in lines[start:at]) + "\n")
             out.flush()
             start = at
-    return code
+    return next((status for _text, status in lines if status), 0)
 
 
 def _screen(user, items):
     """(targets to print, those to send, what to print in the order of the job words:
-    (target, None) for a target's answer or (None, line) for a line of its own, exit
-    code so far) of the job words; a target of another user's job is marked ``denied``."""
-    order, code = [], 0
+    (target, None) for a target's answer or (None, (line, exit status)) for a line of its
+    own) of the job words; a target of another user's job is marked ``denied``.
+
+    A target's task list is the qmaster's to filter: the tasks of it that the job does
+    not have are passed over without a word (a target that names none of the job's tasks
+    is not sent at all), but a list of more than one task for a job that is no array is
+    refused as a whole."""
+    order = []
     targets = []
     if items:
         snap = jobsel.job_status([item[:2] for item in items], None)
         for item in items:
             line = jobsel.answered(item)
             if line is not None:        # names no job of the -u users
-                order.append((None, line))
-                code = code or NO_SUCH_JOBS
+                order.append((None, (line, NO_SUCH_JOBS)))
                 continue
             found, missing = jobsel.resolve([item], snap)
             targets.extend(found)
-            order.extend((None, f'denied: job "{name}" does not exist') for name in missing)
-            code = code or (NO_SUCH_JOBS if missing else 0)
+            order.extend((None, (f'denied: job "{name}" does not exist', NO_SUCH_JOBS)) for name in missing)
             order.extend((target, None) for target in found)
     operator = jobsel.is_operator(user) if targets else False
     sent, kept = [], []
-    for at, (target, _text) in enumerate(order):
+    for at, (target, _said) in enumerate(order):
         if target is None:
             continue
-        if snap["jobs"].get(target["id"], {}).get("owner", user) != user and not operator:
+        job = snap["jobs"].get(target["id"])
+        if (job or {}).get("owner", user) != user and not operator:
             target["denied"] = True
         else:
+            if job is not None and target["tasks"] is not None and not job.get("array") \
+                    and _count(target["tasks"]) > 1:
+                order[at] = (None, (f"{target['id']} is not a job array", NOT_AN_ARRAY))
+                continue
             target, problem = jobsel.narrow(snap, target)
-            if problem:
-                order[at] = (None, problem)     # (Grid Engine prints its answers on stdout)
-                code = code or 1
+            if problem:                 # (none of the job's tasks)
+                order[at] = (None, None)
                 continue
             sent.append(target)
             order[at] = (target, None)
         kept.append(target)
-    return kept, sent, order, code
+    return kept, sent, [(target, said) for target, said in order if target is not None or said is not None]
 
 
-def _said(user, done, lines, code):
-    """Add the lines for what was done to one job; the exit code so far."""
+def _count(ranges):
+    """How many task numbers a task list names (counted no further than 2: enough to
+    tell one from more)."""
+    found = 0
+    for first, last, step in ranges:
+        found += len(range(first, last + 1, step)) if last >= first else 0
+        if found > 1:
+            return found
+    return found
+
+
+def _said(user, done):
+    """The lines for what was done to one job, each with its exit status."""
     if done.get("denied"):
-        lines.append(f'denied: "{user}" must be at least owner of job {done["id"]} to change job attributes')
-        return 18
+        return [(f'denied: "{user}" must be at least owner of job {done["id"]} to change job attributes',
+                 NOT_OWNER)]
     if done.get("missing"):
-        lines.append(f'denied: job "{done["id"]}" does not exist')
-        return code or NO_SUCH_JOBS
-    lines.extend(_messages(done))
-    return code or (1 if done.get("refused") else 0)
+        return [(f'denied: job "{done["id"]}" does not exist', NO_SUCH_JOBS)]
+    return [(line, 1 if isinstance(line, _Refusal) else 0) for line in _messages(done)]
 
 
 def _ask(targets, users, letters, on):
