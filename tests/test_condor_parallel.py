@@ -15,6 +15,7 @@ import pytest
 from condortools import history, submit, write
 from gridtools.formats.condor.userlog import EventType, parse_events
 from conftest import destroy_cell, make_cell, wait_for
+from passwait import pass_after
 from qtools import jid_of
 
 NODE = """#!/bin/sh
@@ -127,7 +128,7 @@ def test_wait_for_all_ends_the_job_when_every_node_ended(two_hosts, workdir):
     # node 0 exited, and the daemon knows (its 015 is written)
     wait_for(lambda: any(e.type == EventType.NODE_TERMINATED and e.subproc == 0 for e in _log(workdir)),
              timeout=20)
-    time.sleep(1)                       # node 0 is over; the job still runs while the others do
+    pass_after(cell)                    # node 0 is over; the job still runs while the others do
     assert cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["2"]
     os.unlink(gate)                     # the other nodes go on: 4 s more
     cell.wait_finished(cluster, timeout=30)
@@ -199,7 +200,10 @@ def test_a_job_held_while_it_waits_for_its_other_nodes_is_held(two_hosts, workdi
     assert reason.startswith("via condor_hold"), reason
     wait_for(lambda: not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
                              for p in pids[1:]), timeout=20)
-    time.sleep(1)                       # (a completion would have been reaped by now)
+    # the daemon collected the other nodes' ends (their 015 are written), and a pass came after
+    wait_for(lambda: {e.subproc for e in _log(workdir) if e.type == EventType.NODE_TERMINATED} == {0, 1, 2, 3},
+             timeout=20)
+    pass_after(cell)
     assert cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["5"]
     kinds = [int(e.type) for e in _log(workdir) if e.subproc == 0 and e.type not in
              (EventType.NODE_EXECUTE, EventType.NODE_TERMINATED)]

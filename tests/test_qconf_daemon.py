@@ -7,6 +7,7 @@ import time
 import pytest
 
 from conftest import wait_for
+from passwait import last_pass, reschedule
 
 NULL = ("-o", "/dev/null", "-e", "/dev/null")
 
@@ -290,8 +291,12 @@ def test_kill_execution_daemons(cell):
 def test_stop_and_restart_scheduling(cell):
     proc = cell.run("qconf", "-ks")
     assert (proc.stderr, proc.returncode) == ("root@testhost kills scheduler\n", 0)
+    stopped_at = last_pass(cell)
     job = submit(cell, "-b", "y", "true")
-    time.sleep(1.0)
+    # answered after the round that took the submission in (requests are taken in order):
+    # that round, asked for a pass, runs none
+    reschedule(cell)
+    assert last_pass(cell) == stopped_at
     assert cell.task_states(job).get(1) in (None, "pending")
     assert cell.run("qconf", "-ks").returncode == 1
     proc = cell.run("qconf", "-at", "scheduler")

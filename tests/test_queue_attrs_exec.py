@@ -5,6 +5,7 @@ min_cpu_interval."""
 import os
 import time
 
+import psutil
 import pytest
 
 from conftest import wait_for
@@ -114,7 +115,10 @@ def test_suspend_resume_and_terminate_methods(cell, workdir):
     pid = job_pid(cell, jid)
     cell.run("qmod", "-sj", str(jid), check=True)
     wait_for(lambda: read(log) == f"suspend {pid}\n")
-    time.sleep(0.3)
+    # the shepherd (the job's parent) ran the method as a child and has reaped it: its
+    # suspend is over, and a SIGSTOP after the method would have been sent by now
+    shepherd = psutil.Process(psutil.Process(pid).ppid())
+    wait_for(lambda: [child.pid for child in shepherd.children()] == [pid])
     assert running(pid)                                 # the method replaced SIGSTOP
     cell.run("qmod", "-usj", str(jid), check=True)
     wait_for(lambda: read(log).endswith(f"resume {pid}\n"))

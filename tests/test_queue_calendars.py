@@ -7,6 +7,7 @@ import zoneinfo
 import pytest
 
 from conftest import wait_for
+from passwait import pass_after
 from qtools import (add_object, add_queue, jid_of, job_pid, queue_letters, reasons, running,
                     set_attr, state_of, stopped, wait_state)
 
@@ -122,7 +123,7 @@ def test_without_a_threshold_the_superior_must_be_full(cell, workdir):
     wait_state(cell, low, "r")
     first = sleeper(cell, workdir, "-q", "all.q")
     wait_state(cell, first, "r")
-    time.sleep(0.5)
+    pass_after(cell)                # (a pass after the start would have suspended it)
     assert state_of(cell, low) == "r"
     second = sleeper(cell, workdir, "-q", "all.q")
     wait_state(cell, second, "r")
