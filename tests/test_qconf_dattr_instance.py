@@ -11,6 +11,7 @@ instance it was granted, whichever option would take it off.
 import re
 
 from qtools import add_object, add_queue
+from test_ar import ar_of
 
 MODIFIED = 'root@testhost modified "all.q" in cluster queue list\n'
 
@@ -74,13 +75,6 @@ def test_dattr_for_a_host_without_user_lists_of_its_own_changes_nothing(cell):
 
 
 # ---------------------------------------------------------------- ckpt_list under a reservation
-
-def ar_of(proc):
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    found = re.fullmatch(r"Your advance reservation (\d+) has been granted\n", proc.stdout)
-    assert found, proc.stdout
-    return int(found.group(1))
-
 
 def test_a_reserved_checkpointing_environment_stays_in_the_queues_ckpt_list(cell):
     for name in ("ck", "other"):
