@@ -151,14 +151,20 @@ def set_qmaster_params(cell, params):
 
 def set_global(cell, **values):
     """Change global configuration values with qconf -Mconf (applied by the daemon at once)."""
-    text = cell.run("qconf", "-sconf", "global", check=True).stdout
+    _change_shown(cell, ("-sconf", "global"), "-Mconf", "global", values)
+
+
+def _change_shown(cell, show, modify, name, values):
+    """Change the ``values`` (key -> text) of what ``qconf *show`` prints, giving it back
+    with ``qconf modify FILE`` (the file ``name`` in the cell's folder)."""
+    text = cell.run("qconf", *show, check=True).stdout
     for key, value in values.items():
         text, n = re.subn(rf"^{key}\s.*$", f"{key} {value}", text, flags=re.M)
         assert n, key
-    path = os.path.join(cell.root, "global")
+    path = os.path.join(cell.root, name)
     with open(path, "w") as fh:
         fh.write(text)
-    cell.run("qconf", "-Mconf", path, check=True)
+    cell.run("qconf", modify, path, check=True)
 
 
 def program_processes(path):
@@ -188,11 +194,4 @@ def passes_every_second(cell):
 
 def set_sched(cell, **values):
     """Change the scheduler configuration's ``values`` with qconf -Msconf (a running daemon)."""
-    text = cell.run("qconf", "-ssconf", check=True).stdout
-    for key, value in values.items():
-        text, n = re.subn(rf"^{key}\s.*$", f"{key} {value}", text, flags=re.M)
-        assert n, key
-    path = os.path.join(cell.root, "sched_conf")
-    with open(path, "w") as fh:
-        fh.write(text)
-    cell.run("qconf", "-Msconf", path, check=True)
+    _change_shown(cell, ("-ssconf",), "-Msconf", "sched_conf", values)

@@ -41,6 +41,14 @@ def refused(proc, text):
     assert (proc.returncode, proc.stderr) == (1, text + "\n"), proc.stdout + proc.stderr
 
 
+def given_back(cell, option, text, name):
+    """``qconf option FILE`` of ``text`` written to the file ``name`` in the cell's folder."""
+    path = f"{cell.root}/{name}"
+    with open(path, "w") as fh:
+        fh.write(text)
+    return cell.run("qconf", option, path)
+
+
 def test_queue_slots_below_the_reserved_slots_are_refused(cell):
     ar_of(cell.run("qrsub", "-d", "1:0:0", "-pe", "make", "2"))
     refused(cell.run("qconf", "-mattr", "queue", "slots", "1", "all.q"),
@@ -50,10 +58,7 @@ def test_queue_slots_below_the_reserved_slots_are_refused(cell):
             "denied: 2 slots are already reserved in all.q@testhost by an advance reservation")
     text = cell.run("qconf", "-sq", "all.q", check=True).stdout
     text = re.sub(r"(?m)^slots .*$", "slots                 1", text)
-    path = cell.root + "/all.q"
-    with open(path, "w") as fh:
-        fh.write(text)
-    refused(cell.run("qconf", "-Mq", path),
+    refused(given_back(cell, "-Mq", text, "all.q"),
             "denied: 2 slots are already reserved in all.q@testhost by an advance reservation")
     assert shown(cell, "-sq", "all.q", "slots") == "2"
     cell.run("qconf", "-mattr", "queue", "slots", "3", "all.q", check=True)
@@ -81,10 +86,7 @@ def test_pe_slots_below_the_reserved_slots_are_refused(cell):
             "denied: lowering slots amount below 2 would break advance reservations")
     assert shown(cell, "-sp", "make", "slots") == "999"
     text = cell.run("qconf", "-sp", "make", check=True).stdout.replace("999", "1")
-    path = cell.root + "/make.pe"
-    with open(path, "w") as fh:
-        fh.write(text)
-    refused(cell.run("qconf", "-Mp", path),
+    refused(given_back(cell, "-Mp", text, "make.pe"),
             "denied: lowering slots amount below 2 would break advance reservations")
     assert shown(cell, "-sp", "make", "slots") == "999"
     cell.run("qconf", "-mattr", "pe", "slots", "2", "make", check=True)
@@ -109,10 +111,7 @@ def test_consumable_capacities_below_the_reserved_amounts_are_refused(cell):
             skip = line.endswith("\\")             # (what the host reports is not written back)
             continue
         text.append(line.replace("lic=4", "lic=1") + "\n")
-    path = cell.root + "/testhost.host"
-    with open(path, "w") as fh:
-        fh.write("".join(text))
-    refused(cell.run("qconf", "-Me", path), words)
+    refused(given_back(cell, "-Me", "".join(text), "testhost.host"), words)
     assert capacity(cell, "-se", "testhost") == "lic=4"
     for target in ("global", "testhost"):
         cell.run("qconf", "-mattr", "exechost", "complex_values", "lic=2", target, check=True)

@@ -61,25 +61,23 @@ def task_list(numbers):
     a lone number after a range of its step extends it), each written ``n`` alone,
     ``first,last`` for two numbers and ``first-last:step`` for more, joined by commas
     (``1,3,5-9:1``, ``1-9:2``, ``1-3:1,5,7``)."""
-    runs = []                                       # [first, last, step]
+    runs = []                                       # [first, last] of consecutive numbers
     for n in sorted(set(numbers)):
         if runs and runs[-1][1] + 1 == n:
             runs[-1][1] = n
         else:
-            runs.append([n, n, 1])
-    joined = runs[:1]
-    for first, last, step in runs[1:]:
-        head = joined[-1]
-        if head[1] + head[2] == first and head[2] == step:
-            head[1] = last
-        elif head[0] == head[1] and head[2] == 1 and head[1] == first - step:
-            head[1], head[2] = last, step
-        elif first == last and step == 1 and head[1] + head[2] == last:
-            head[1] = last
-        elif head[0] == head[1] and first == last and head[2] == step == 1:
-            head[1], head[2] = first, first - head[0]
-        else:
-            joined.append([first, last, step])
+            runs.append([n, n])
+    joined = []                                     # [first, last, step]
+    for first, last in runs:
+        head = joined[-1] if joined else None
+        if head is not None and first == last:
+            if head[2] > 1 and head[1] + head[2] == first:
+                head[1] = first                     # (a lone number continuing a step)
+                continue
+            if head[0] == head[1]:
+                head[1], head[2] = first, first - head[0]     # (two lone numbers: a step)
+                continue
+        joined.append([first, last, 1])
     return ",".join(str(first) if first == last else f"{first},{last}" if first + step == last
                     else f"{first}-{last}:{step}" for first, last, step in joined)
 
