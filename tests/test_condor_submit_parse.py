@@ -7,7 +7,7 @@ import re
 import pytest
 
 from gridtools.errors import InputError
-from gridtools.formats.condor import argsenv
+from gridtools.formats.condor import args, argsenv
 from gridtools.formats.condor.fsview import LocalFiles
 from gridtools.formats.condor.jobad import SubmitContext
 from gridtools.formats.condor.macros import Expander, MacroProblem, filename_part
@@ -339,11 +339,11 @@ def test_circular_macros_are_an_error():
     ('"a ""q"" \'it\'\'s\' \'\'"', "Arguments", "a \"q\" it''''s ''", ["a", '"q"', "it's", ""]),
 ])
 def test_arguments(value, attr, text, items):
-    assert argsenv.parse_arguments(value) == (attr, text)
+    assert args.parse_arguments(value) == (attr, text)
     if attr == "Arguments":
-        assert argsenv.split_v2_args(text) == items
+        assert args.split_v2_args(text) == items
     else:
-        assert argsenv.split_old_args(value) == items
+        assert args.split_old_args(value) == items
 
 
 @pytest.mark.parametrize("text, items", [
@@ -353,14 +353,14 @@ def test_arguments(value, attr, text, items):
 def test_v2_arguments_are_read_back_whoever_wrote_them(text, items):
     """An Arguments value read from an ad (the daemon's, a hand-written one) gives its
     items, as one condor_submit has just written does."""
-    assert argsenv.split_v2_args(text) == items
-    assert argsenv.split_v2_args(argsenv.join_v2(items)) == items
+    assert args.split_v2_args(text) == items
+    assert args.split_v2_args(args.join_v2(items)) == items
 
 
 @pytest.mark.parametrize("value", ["\"a 'b c\"", "\"'\"", "\"x ''' y\""])
 def test_an_unterminated_single_quote_is_an_error(value):
     with pytest.raises(InputError, match="^ERROR: Unbalanced quote starting here: '"):
-        argsenv.parse_arguments(value)
+        args.parse_arguments(value)
 
 
 def test_environment_both_syntaxes_round_trip():

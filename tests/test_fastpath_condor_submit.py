@@ -95,9 +95,10 @@ def test_the_quick_look_finds_every_line_the_full_check_warns_of():
     assert not submit._may_be_unused(parse_submit(texts[0]), texts[0])
 
 
-def test_a_job_without_arguments_or_environment_does_without_their_parser(cell, tmp_path):
-    """The parser of arguments and environments is not loaded for a job that has neither,
-    and the log's creation does not load the standard library's ``stat`` (nor ``os``)."""
+def test_a_job_without_an_environment_does_without_its_parser(cell, tmp_path):
+    """The environment's parser is not loaded for a job that has none; arguments are read
+    by a module condor_submit loads at its start, not by that parser. The log's creation
+    does not load the standard library's ``stat`` (nor ``os``)."""
     bare = tmp_path / "bare.sub"
     bare.write_text(f"executable = /bin/true\nlog = {tmp_path}/bare.log\nhold = true\nqueue\n")
     dask = tmp_path / "dask.sub"
@@ -107,7 +108,12 @@ def test_a_job_without_arguments_or_environment_does_without_their_parser(cell, 
         assert proc.returncode == 0, proc.stderr
         assert "gridtools.ownfiles" in loaded           # (each creates its log)
         assert not loaded & {"stat", "os"}, sorted(loaded & {"stat", "os"})
-        assert ("gridtools.formats.condor.argsenv" in loaded) == (path == dask)
+        assert "gridtools.formats.condor.argsenv" not in loaded
+        assert "gridtools.formats.condor.args" in loaded
+        if path == dask:
+            cluster = proc.stdout.strip().rpartition(" ")[2].rstrip(".")
+            shown = cell.run("condor_q", cluster, "-af", "Arguments").stdout
+            assert shown == "-c /usr/bin/python3' '-m' 'distributed.cli.dask_worker' 'tcp://127.0.0.1:39311\n", shown
     assert (tmp_path / "bare.log").exists()
     cluster = proc.stdout.strip().rpartition(" ")[2].rstrip(".")
     assert cell.run("condor_q", cluster, "-af", "Environment", "Arguments").stdout == " \n"

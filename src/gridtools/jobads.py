@@ -399,7 +399,7 @@ def _sge_cmd(spec):
 
 
 def _join_args(args):
-    from gridtools.formats.condor.argsenv import join_v2
+    from gridtools.formats.condor.args import join_v2
     return join_v2([str(a) for a in args])
 
 

@@ -140,13 +140,13 @@ class Params:
 
     def _args_env(self, args, env):
         from gridtools.errors import InputError
-        from gridtools.formats.condor import argsenv
+        from gridtools.formats.condor import args as syntax, argsenv
         try:
             if args:
-                if argsenv.is_new_syntax(args):
-                    self.args = argsenv.split_new(args)
+                if syntax.is_new_syntax(args):
+                    self.args = syntax.split_new(args)
                 else:
-                    self.args = argsenv.split_old_args(args)
+                    self.args = syntax.split_old_args(args)
             if env:
                 self.env = argsenv.parse_environment(env)
         except InputError as exc:

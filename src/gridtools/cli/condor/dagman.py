@@ -89,7 +89,7 @@ EXIT_FAILED = 1
 
 def job_arguments(dag, opts):
     """The DAGMan job's arguments (V2 syntax) for condor_submit_dag's submit file."""
-    from gridtools.formats.condor.argsenv import join_v2
+    from gridtools.formats.condor.args import join_v2
     args = ["-m", "gridtools.cli.entry", "gridtools", "dagman", "-p", "0", "-f", "-l", ".",
             "-Lockfile", dag + ".lock", "-AutoRescue", str(opts.auto_rescue), "-DoRescueFrom",
             str(opts.rescue_from), "-MaxJobs", str(opts.maxjobs)]
@@ -157,7 +157,7 @@ def job_environment(get=(), set_=None, everything=False):
     names (when the submitter has them), ENV SET's settings (``set_``) over those, how
     it finds the cell, and gridtools first on the PYTHONPATH."""
     import gridtools
-    from gridtools.formats.condor.argsenv import join_v2
+    from gridtools.formats.condor.args import join_v2
     env = {k: v for k, v in os.environ.items()
            if k in KEEP_ENV or k.startswith(KEEP_PREFIXES) or k in get
            or (everything and "\n" not in v)}

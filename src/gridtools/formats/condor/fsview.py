@@ -37,9 +37,9 @@ class LocalFiles:
         InputError when it cannot be started."""
         import subprocess
         from gridtools.errors import InputError
-        from gridtools.formats.condor import argsenv
+        from gridtools.formats.condor import args
         try:
-            words = argsenv.split_new(command) if argsenv.is_new_syntax(command) else command.split()
+            words = args.split_new(command) if args.is_new_syntax(command) else command.split()
         except InputError as exc:
             raise InputError(f"Can't append args, {exc}") from None
         if not words:

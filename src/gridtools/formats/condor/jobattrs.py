@@ -15,6 +15,7 @@ from gridtools import ospaths
 from gridtools.classad.draft import Text, read_text
 from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
 from gridtools.errors import InputError
+from gridtools.formats.condor import args
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
@@ -247,8 +248,7 @@ def set_streams(ad, cmd, ctx):
 def set_arguments(ad, cmd):
     shell = cmd("shell")
     if shell is not None and shell.strip():     # (a shell command line: SHELL -c line)
-        from gridtools.formats.condor import argsenv
-        ad["Arguments"] = argsenv.join_v2(["-c", shell.strip()])
+        ad["Arguments"] = args.join_v2(["-c", shell.strip()])
         return
     value = cmd("arguments")
     if value is None:
@@ -264,8 +264,7 @@ def set_arguments(ad, cmd):
         # (blanks only, as macros that expand to nothing leave: arguments of the old syntax)
         ad["Args" if value else "Arguments"] = ""
         return
-    from gridtools.formats.condor import argsenv
-    attr, text = argsenv.parse_arguments(value.strip())
+    attr, text = args.parse_arguments(value.strip())
     if not text.strip() and ad.eval("JobUniverse") == JAVA:
         _no_class()
     ad[attr] = text

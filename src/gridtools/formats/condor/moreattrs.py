@@ -202,17 +202,17 @@ def apply(ad, cmd, keys, iwd, warnings=None, environment=dict):
 def _java_vm_arguments(ad, cmd):
     """java_vm_args or java_vm_arguments (the old or the new syntax, as arguments) and
     java_vm_arguments2 (the new only): JavaVMArgs or JavaVMArguments."""
-    from gridtools.formats.condor import argsenv
+    from gridtools.formats.condor import args
     first = cmd("java_vm_arguments")
     if first is None:
         first = cmd("java_vm_args")
     second = (cmd("java_vm_arguments2") or "").strip()
     if second:                                  # (the new syntax only; anything else sets none)
-        if argsenv.is_new_syntax(second):
-            ad["JavaVMArguments"] = argsenv.join_v2(argsenv.split_new(second))
+        if args.is_new_syntax(second):
+            ad["JavaVMArguments"] = args.join_v2(args.split_new(second))
         return
     if first is not None and first.strip():
-        attr, text = argsenv.parse_arguments(first.strip())
+        attr, text = args.parse_arguments(first.strip())
         ad["JavaVM" + ("Arguments" if attr == "Arguments" else "Args")] = text
 
 

@@ -20,6 +20,7 @@ plan).
 """
 
 from gridtools import ospaths
+from gridtools.formats.condor import args
 from gridtools.formats.condor.jobattrs import DEFAULT_REQUEST_MEMORY, JAVA, LOCAL, PARALLEL, VANILLA
 
 #: parallel environment of jobs asking for more than one CPU on one host
@@ -77,11 +78,9 @@ def arguments(ad, new="Arguments", old="Args"):
     """The job's arguments as a list (``Arguments``, the V2 form, before ``Args``; or
     another pair of the same forms)."""
     if new in ad and _text(ad, new):
-        from gridtools.formats.condor import argsenv
-        return argsenv.split_v2_args(_text(ad, new))
+        return args.split_v2_args(_text(ad, new))
     if old in ad and _text(ad, old):
-        from gridtools.formats.condor import argsenv
-        return argsenv.split_old_args(_text(ad, old))
+        return args.split_old_args(_text(ad, old))
     return []
 
 
