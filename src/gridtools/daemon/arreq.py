@@ -15,8 +15,11 @@ working copy, jobs submitted into a reservation, and the end of reservations.
 - ``capacity_conflict``: a qconf change that would leave less than the
   reservations hold in their windows (``reserved``: a queue's slots, a
   consumable's capacity of a queue, host or the global host; a PE's slots),
-  or take from a reserved queue instance the PE or checkpointing environment
-  it was granted with, is refused in Grid Engine's words.
+  take from a reserved queue instance the PE or checkpointing environment
+  it was granted with, or give a host a value that no longer meets a
+  reservation's request of a complex not consumed, is refused in Grid
+  Engine's words. As there, running jobs' use is not counted, and taking a
+  value or a reserved host away is not refused.
 - ``ar_delete``: the owner, operators and managers delete reservations by id,
   name or owner (``-u``); its jobs go with it.
 - ``expire``: a reservation whose end has come is removed with its jobs:
@@ -572,6 +575,26 @@ def _queue_refusal(state, name, obj, held):
     return None
 
 
+def _fixed_refusal(state, host, obj, complexes):
+    """Grid Engine's refusal when the complex_values of execution host ``host`` in
+    ``obj`` no longer meet a request a reservation holding slots there made of a
+    complex that is not consumed (``-l color=blue``), compared as the scheduler
+    compares; a value the host no longer has is not judged, nor is the global host."""
+    from gridtools.model.resources import Consumable, satisfies
+    offered = {n: v for n, v, _t in inputs.parsed_pairs(obj.get("complex_values"), complexes)}
+    for _ar_id, data in _live(state, time.time()):
+        if not any(h == host for _q, h, _n in data.get("granted") or ()):
+            continue
+        for asked, text in (data.get("resources") or {}).items():
+            cx = complexes.get(str(asked))
+            if cx is None or cx.consumable is not Consumable.NO or cx.name not in offered:
+                continue
+            wanted = inputs.value_or_none(cx, text)
+            if wanted is not None and not satisfies(cx, wanted, offered[cx.name]):
+                return f'denied: changing "{cx.name}" in complex_values would break advance reservation'
+    return None
+
+
 def pe_slots_reserved(state, pe_name):
     """The slots the reservations not yet over hold in parallel environment ``pe_name``."""
     return sum(int(n) for _ar_id, data in _live(state, time.time()) if data.get("pe") == pe_name
@@ -584,7 +607,8 @@ def capacity_conflict(state, kind, name, obj):
     advance reservations hold there in their windows: a queue's slots, a consumable's
     capacity in complex_values, a PE's slots; or would take from a reserved queue
     instance the parallel environment or checkpointing environment its reservation
-    was granted with. None when it may be stored."""
+    was granted with; or would give an execution host a value that no longer meets
+    what a reservation with slots there asked for. None when it may be stored."""
     if kind not in ("queue", "exechost", "pe") or not table(state):
         return None
     if kind == "pe":
@@ -601,6 +625,10 @@ def capacity_conflict(state, kind, name, obj):
         return _queue_refusal(state, name, obj, held)
     from gridtools.sched.resources import GLOBAL, host_level
     complexes = state_complexes(state)
+    if name != "global":
+        why = _fixed_refusal(state, name, obj, complexes)
+        if why:
+            return why
     old = state.config.objects["exechost"].get(name) or {}
     return _capacity_refusal(held, GLOBAL if name == "global" else host_level(name),
                              _values(old.get("complex_values"), complexes),
