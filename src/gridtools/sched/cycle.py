@@ -73,7 +73,6 @@ from gridtools.sched.resources import Capacity
 from gridtools.sched.rqs import QuotaBook, who_of_job, who_of_running
 from gridtools.sched.snapshot import ARState, Decisions, Reject, Start
 from gridtools.model.resources import Relop, Requestable
-from gridtools.model.predecessors import ad_waits
 
 #: relations of load values that grow with load (np_load_avg >=); the others shrink (mem_free <=)
 _RISING = frozenset({Relop.GE, Relop.GT})
@@ -464,10 +463,8 @@ class Pass:
             tasks = self.snap.put_off.get(job.id)
             if tasks and task in tasks:
                 return self.put_off(job)
-        for pred in job.ad_predecessors:
-            if pred in self.snap.live and ad_waits(task, self.snap.ad_ranges.get(job.id), self.snap.ad_ranges.get(pred),
-                                                   self.snap.ad_done.get(pred, frozenset())):
-                return Reason(Why.DEPENDENCY)
+        if job.ad_predecessors and order_stage.waits_for_array(self.snap, job, task):
+            return Reason(Why.DEPENDENCY)
         return self.limit_reached(job)
 
     # ------------------------------------------------------------ tasks that differ

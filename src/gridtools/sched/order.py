@@ -17,12 +17,17 @@ job's ``JobOrder`` (running jobs included, for their tickets), which
 
 Only pending tasks that may run now, and running tasks, take part in
 tickets, urgency and normalization; jobs kept back by holds, a start time,
-dependencies or an error come after the others and get no tickets.
+dependencies or an error come after the others and get no tickets. A task
+that waits for its block of an array predecessor's tasks (-hold_jid_ad) is
+held, as Grid Engine holds it until they have finished: an array all of
+whose pending tasks are held so is kept back too, and one that is partly
+released takes part with its released tasks alone (``free_tasks``).
 """
 
 import itertools
 from dataclasses import replace
 
+from gridtools.model.predecessors import ad_waits
 from gridtools.model.resources import PER_JOB, Consumable
 from gridtools.sched import priority as priority_mod
 from gridtools.sched import urgency as urgency_mod
@@ -36,10 +41,34 @@ _NO_TICKETS = (0.0, 0.0, 0.0, 0.0)          # total, override, functional, share
 
 
 def _eligible(job, snap):
-    """True when some pending task of the job may start now (holds, time, dependencies)."""
+    """True when some pending task of the job may start now (holds, time, dependencies,
+    array predecessors: ``free_tasks``)."""
     if job.error or job.held_all or (job.start_at and job.start_at > snap.now):
         return False
-    return not (job.predecessors and any(p in snap.live for p in job.predecessors))
+    if job.predecessors and any(p in snap.live for p in job.predecessors):
+        return False
+    return not (job.held or job.ad_predecessors) or next(free_tasks(job, snap), None) is not None
+
+
+def waits_for_array(snap, job, task):
+    """True when pending task ``task`` of the job waits for an array predecessor still in
+    the system (-hold_jid_ad): some task of the block it waits for has not finished
+    (``model.predecessors.ad_waits``)."""
+    own = snap.ad_ranges.get(job.id)
+    for pred in job.ad_predecessors:
+        if pred in snap.live and ad_waits(task, own, snap.ad_ranges.get(pred),
+                                          snap.ad_done.get(pred, frozenset())):
+            return True
+    return False
+
+
+def free_tasks(job, snap):
+    """The job's pending tasks that no hold keeps back, in order, as they are needed:
+    neither held themselves nor waiting for an array predecessor (``waits_for_array``)."""
+    if not (job.held or job.ad_predecessors):
+        return iter(job.tasks)
+    held = job.held
+    return (t for t in job.tasks if t not in held and not waits_for_array(snap, job, t))
 
 
 def _complex_urgencies(snap):
@@ -92,12 +121,12 @@ def policy_jobs(snap, limit):
             continue
         req = job.request
         shape = _shape(req, snap, cache)
-        tasks = [t for t in itertools.islice(job.tasks, limit) if t not in job.held]
+        tasks = tuple(itertools.islice(free_tasks(job, snap), limit))
         found[job.id] = PolicyJob(
             id=job.id, owner=job.owner, submit_time=job.submit_time, project=req.project or None,
             department=job.department, priority=job.priority, jobshare=job.jshare,
             oticket=job.oticket, slots=shape[0], min_slots=shape[1], requests=shape[2],
-            deadline=job.deadline or None, deadline_user=job.deadline_user, pending=tuple(tasks))
+            deadline=job.deadline or None, deadline_user=job.deadline_user, pending=tasks)
     running = {}
     for run in snap.running:
         if not run.suspended:
@@ -304,9 +333,10 @@ def by_job_prio(ordered):
 
 
 def _with_rest(snap, ordered, numbers):
-    """The ordered jobs, then those kept back (holds, start time, dependencies) by
-    submission. No policy looked at these: they get no numbers (the daemon shows those
-    of the last pass that ordered them, as Grid Engine's qstat does; none: 0)."""
+    """The ordered jobs, then those kept back (holds, start time, dependencies, array
+    predecessors) by submission. No policy looked at these: they get no numbers (the
+    daemon shows those of the last pass that ordered them, as Grid Engine's qstat does;
+    none: 0)."""
     ordered = by_job_prio(ordered)
     placed = {job.id for job in ordered}
     rest = sorted((j for j in snap.jobs if j.id not in placed), key=lambda j: (j.submit_time, j.id))
