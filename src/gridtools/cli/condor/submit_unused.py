@@ -102,13 +102,15 @@ def unused_lines(desc, text, variables=None, files=None):
     command of that name (nor the job attribute it sets), no reference to it as a macro
     (``$(name)``, a function's argument, an ``if`` condition), not a ``+``/``MY.``
     attribute, nor another dotted name, as condor_submit says them after a submission
-    that queued jobs (the last line of a name, by names in order, any case).
-    Command-line ``NAME=value`` settings (``variables``) count as lines before the
-    description's, and a queue statement's variables (``files``: what a table's heading
-    is read through) that nothing refers to are said too, as condor_submit says them."""
+    that queued jobs (by names in order, any case; a name as first written, with the
+    value it was given last). Command-line ``NAME=value`` settings (``variables``) count
+    as lines before the description's, and a queue statement's variables (``files``:
+    what a table's heading is read through) that nothing refers to are said too, as
+    condor_submit says them: a variable that is also a line's name is that line, whose
+    value is ``<Queue_item>`` once a queue statement after it has gone through its items
+    (HTCondor's live variables take the line's place and are left so)."""
     from gridtools.formats.condor import jobattrs
     from gridtools.formats.condor.jobad import ALIASES
-    from gridtools.formats.condor.submit import COMMAND, Assignment
     variables = variables or {}
     text = "\n".join([text, *variables.values()])
     used = set(ALWAYS_USED)
@@ -118,53 +120,83 @@ def unused_lines(desc, text, variables=None, files=None):
         word, _, condition = line.lstrip(" \t").replace("\t", " ").partition(" ")
         if word.lower() in ("if", "elif"):
             used.update(word.lower() for word in _names(condition))
-    lines = {}
-    for name, value in variables.items():
-        if name[:1] != "+":
-            lines[name.lower()] = Assignment(name, value, COMMAND)
-    for statement in desc.statements:
-        if isinstance(statement, Assignment) and statement.kind == COMMAND:
-            lines[statement.name.lower()] = statement
-    queued = {key: name for key, name in queue_variables(desc, files).items() if key not in lines}
+    names = _named(desc, variables, files, used)
     found = []
-    for key in sorted([*lines, *queued]):
+    for key in sorted(names):
         if key in used or "." in key or key in KNOWN_COMMANDS or _custom_request(key) \
                 or key in ALIASES or key in ALIASES.values() or key in jobattrs.MORE_COMMANDS \
                 or key in jobattrs.DEFERRAL_COMMANDS or key in jobattrs.CONTAINER_COMMANDS:
             continue
-        if key in queued:
-            found.append(UNUSED_VARIABLE.format(name=queued[key]))
-        else:
-            found.append(UNUSED_LINE.format(name=lines[key].name, value=lines[key].value))
+        name, value, queued = names[key]
+        found.append(UNUSED_VARIABLE.format(name=name) if queued else UNUSED_LINE.format(name=name, value=value))
     return found
 
 
-def queue_variables(desc, files=None):
-    """The variables of the description's queue statements that iterate over items,
-    by their names in lower case (spelled as first written; ``Item`` when a statement
-    names none; a table's as its heading names them, read through ``files``, but not
-    from a command's output, which is not run again)."""
+#: the value condor_submit leaves a queue statement's variables with once it has gone
+#: through its items (what a line of the same name then says it was)
+QUEUE_ITEM = "<Queue_item>"
+
+
+def _named(desc, variables, files, used):
+    """The names the command-line settings, the command lines and the queue statements'
+    variables define, in lower case: (the name as first written, its value, whether it
+    is a queue variable that no line names); ``used`` takes ``item`` when a queue
+    statement of a count gives it a value (as HTCondor marks it used then)."""
+    from gridtools.formats.condor.submit import COMMAND, Assignment, QueueStatement
+    names, defs = {}, {}
+
+    def define(name, value):
+        key = name.lower()
+        if "$" in value:
+            from gridtools.formats.condor.macros import expand_self
+            value = expand_self(value, key, defs.get(key))
+        defs[key] = value
+
+    for name, value in variables.items():
+        if name[:1] != "+" and name[:3].lower() != "my.":
+            names.setdefault(name.lower(), [name, value, False])[1:] = [value, False]
+            define(name, value)
+    for statement in desc.statements:
+        if isinstance(statement, Assignment):
+            if statement.kind == COMMAND:
+                names.setdefault(statement.name.lower(), [statement.name, statement.value, False])[1:] = \
+                    [statement.value, False]
+                define(statement.name, statement.value)
+        elif isinstance(statement, QueueStatement):
+            found = _queue_names(statement, defs, files)
+            if found is None:
+                continue
+            if not found:
+                used.add("item")
+            for name in found:
+                names.setdefault(name.lower(), [name, QUEUE_ITEM, True])[1] = QUEUE_ITEM
+    return names
+
+
+def _queue_names(statement, defs, files):
+    """The variables of a queue statement (its arguments expanded with the macros
+    ``defs``: name in lower case -> value) that iterates over items; [] for a queue of a
+    count; None for one that cannot be read."""
     from gridtools.errors import InputError
     from gridtools.formats.condor.queue import Mode, parse_queue, piped_command
-    from gridtools.formats.condor.submit import QueueStatement, plain_count
-    found = {}
-    for statement in desc.statements:
-        if not isinstance(statement, QueueStatement) or \
-                statement.inline is None and plain_count(statement.args) is not None:
-            continue
-        try:
-            spec, _ = parse_queue(statement.args, lambda _text: 1)
-            if spec.mode is Mode.COUNT:
-                continue
-            if statement.inline is not None:
-                spec.inline = (spec.inline or []) + statement.inline
-            if spec.table is not None and (spec.inline is not None or piped_command(spec.source) is None):
-                spec.rows(files)        # (the heading names the variables)
-        except InputError:
-            continue
-        for name in spec.names:
-            found.setdefault(name.lower(), name)
-    return found
+    from gridtools.formats.condor.submit import plain_count
+    args = statement.args
+    try:
+        if "$" in args:
+            from gridtools.formats.condor.macros import Expander
+            args = Expander(lambda name: defs.get(name.lower())).expand(args)
+        if statement.inline is None and plain_count(args) is not None:
+            return []
+        spec, _ = parse_queue(args, lambda _text: 1)
+        if spec.mode is Mode.COUNT:
+            return []
+        if statement.inline is not None:
+            spec.inline = (spec.inline or []) + statement.inline
+        if spec.table is not None and (spec.inline is not None or piped_command(spec.source) is None):
+            spec.rows(files)        # (the heading names the variables)
+    except InputError:
+        return None
+    return spec.names
 
 
 def _custom_request(key):

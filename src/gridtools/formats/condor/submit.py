@@ -40,18 +40,18 @@ ATTRIBUTE = "attribute"  # +Name = expr / MY.Name = expr
 def _same_fields(self, other):
     if other.__class__ is not self.__class__:
         return NotImplemented
-    for name in self.__slots__:
+    for name in self.FIELDS:
         if getattr(self, name) != getattr(other, name):
             return False
     return True
 
 
 def _fields_repr(self):
-    return f"{type(self).__name__}{tuple(getattr(self, name) for name in self.__slots__)!r}"
+    return f"{type(self).__name__}{tuple(getattr(self, name) for name in self.FIELDS)!r}"
 
 
 class Assignment:
-    __slots__ = ("name", "value", "kind", "line")
+    __slots__ = FIELDS = ("name", "value", "kind", "line")
     __eq__, __repr__, __hash__ = _same_fields, _fields_repr, None
 
     def __init__(self, name, value, kind=COMMAND, line=0):
@@ -63,27 +63,48 @@ class Assignment:
 
 
 #: the queue statement whose jobs are being built (the last one whose arguments were
-#: read): where condor_submit says a macro's problem is (``MacroReport``)
-_current_queue = [None]
+#: read), and whether its items have been read since: where condor_submit says a macro's
+#: problem is (``MacroReport``)
+_current_queue = [None, False]
 
 
 class QueueStatement:
-    __slots__ = ("_args", "inline", "line")
+    """A queue statement: ``args``, the text after ``queue`` (macros not yet expanded);
+    ``inline``, the lines of a list opened by ``(`` on its line (None: none); ``line``,
+    the line the statement's own text ends on (its last when ``\\`` continues it: where
+    HTCondor's condor_submit has read to when it reads the statement's arguments; 0 for
+    the ``-queue`` argument); ``end``, the line its items end on (that of the ``)`` that
+    closes its list of lines, else ``line``)."""
+
+    __slots__ = ("_args", "_inline", "line", "end")
+    FIELDS = ("_args", "_inline", "line")
     __eq__, __repr__, __hash__ = _same_fields, _fields_repr, None
 
-    def __init__(self, args="", inline=None, line=0):
-        self._args = args       # the raw text after ``queue`` (macros not yet expanded)
-        self.inline = inline    # lines of a list opened by ``(`` on its line, or None
+    def __init__(self, args="", inline=None, line=0, end=None):
+        self._args = args
+        self._inline = inline
         self.line = line
+        self.end = line if end is None else end
 
     @property
     def args(self):
-        _current_queue[0] = self            # (its jobs are built after their arguments are read)
+        # (its jobs are built after their arguments are read, and expanded)
+        _current_queue[0], _current_queue[1] = self, False
         return self._args
 
     @args.setter
     def args(self, value):
         self._args = value
+
+    @property
+    def inline(self):
+        if _current_queue[0] is self:       # (its items are read after its arguments)
+            _current_queue[1] = True
+        return self._inline
+
+    @inline.setter
+    def inline(self, value):
+        self._inline = value
 
     def render(self):
         head = f"queue {self.args}".rstrip()
@@ -124,7 +145,7 @@ class SubmitDescription:
             return build_jobs(self, cluster_id, context, procid)
         finally:
             Expander.report = None
-            _current_queue[0] = None
+            _current_queue[0], _current_queue[1] = None, False
 
 
 class MacroReport:
@@ -132,8 +153,11 @@ class MacroReport:
     that is no integer, ``$RANDOM_INTEGER()`` of a bad range...) met while its jobs are
     built, as HTCondor 24's condor_submit does (its macro code stops the program, which
     says the problem where it is): ``ERROR at Queue statement on Line N: ...``
-    (``ERROR with -queue argument: ...``) and a line of the job's step and item index;
-    no job is submitted and the exit code is 4 (HTCondor's JOB_EXCEPTION)."""
+    (``ERROR with -queue argument: ...``) and, once the statement's items are read, a
+    line of the job's step and item index; no job is submitted and the exit code is 4
+    (HTCondor's JOB_EXCEPTION). N is the line condor_submit has read the description to:
+    the statement's own (its last) while its arguments are expanded, then that of the
+    ``)`` closing its list of lines, when its items are written on the lines after it."""
 
     #: condor_submit's exit code after such a problem
     EXIT_CODE = 4
@@ -143,16 +167,16 @@ class MacroReport:
 
     def __call__(self, exp, message):
         """The InputError that refuses ``message`` met by the expansion ``exp``."""
-        statement = _current_queue[0]
+        statement, items = _current_queue
         if statement is None:
             where = ""
         elif statement.line == 0:
             where = " with -queue argument"
         else:
-            where = f" at Queue statement on Line {statement.line}"
+            where = f" at Queue statement on Line {statement.end if items else statement.line}"
         said = [f"ERROR{where}: {message}"]
         step, index = exp.lookup("step"), exp.lookup("itemindex")
-        if statement is not None and step is not None and index is not None:
+        if statement is not None and items and step is not None and index is not None:
             said.append(f"\t at Step {step}, ItemIndex {index}")
         return InputError(lines(*said), self.EXIT_CODE)
 
@@ -161,23 +185,43 @@ def error_at(line, message, source="submit file"):
     return InputError(f"ERROR: on Line {line} of {source}: {message}")
 
 
-def logical_lines(text):
-    """(line number, text) of each logical line (``\\`` joins lines)."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    i, end = 0, len(lines)
-    while i < end:
+class LogicalLines:
+    """The logical lines of a text: (line number, text) of each (``\\`` joins lines;
+    the number is that of its first line); ``last``, the number of the last line read
+    (the last line of the logical line given last)."""
+
+    __slots__ = ("_lines", "last")
+
+    def __init__(self, text):
+        self._lines = text.replace("\r\n", "\n").split("\n")
+        self.last = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        lines, i = self._lines, self.last
+        end = len(lines)
+        if i >= end:
+            raise StopIteration
         line = lines[i]
         i += 1
         if "\\" not in line:                  # (no continuation: most lines)
-            yield i, line
-            continue
+            self.last = i
+            return i, line
         start, parts = i, []
         while line.rstrip().endswith("\\") and i < end and not _is_comment(line):
             parts.append(line.rstrip()[:-1])
             line = lines[i]
             i += 1
         parts.append(line)
-        yield start, "".join(parts)
+        self.last = i
+        return start, "".join(parts)
+
+
+def logical_lines(text):
+    """(line number, text) of each logical line (``\\`` joins lines): a LogicalLines."""
+    return LogicalLines(text)
 
 
 def _is_comment(line):
@@ -316,13 +360,14 @@ def _name_equals(text, start):
 
 
 def _queue_statement(number, args, lines, source):
+    number = getattr(lines, "last", number)    # (the statement's last line, as HTCondor counts)
     is_open = _check_queue_args(args, number, source)
     if not is_open:
         return QueueStatement(args, None, number)
     inline = []
     for _, line in lines:
         if line.lstrip().startswith(")"):
-            return QueueStatement(args, inline, number)
+            return QueueStatement(args, inline, number, getattr(lines, "last", number))
         if not line.lstrip().startswith("#"):           # a comment, as HTCondor skips it
             inline.append(line)
     raise InputError("Reached end of file without finding closing brace ')' "
