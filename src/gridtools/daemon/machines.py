@@ -16,6 +16,12 @@ and activity of each slot follow HTCondor's startd (``sched.startd.step``):
   TARGET, and what they decide is carried out through ``daemon.apply``:
   a suspension (reason letter ``P``, the machine's policy), its end, or the
   job's eviction (it is requeued and waits to run again);
+- a free slot Grid Engine cannot start a job in now (its host's queue instances
+  that can take one have fewer free slots than the host has free: they are
+  disabled, suspended, in error or alarm, closed by a calendar, unknown ...,
+  ``Context.open_slots``) is in the Owner state, as HTCondor's startd puts a
+  slot whose START is false; it is evaluated at once when that begins and
+  when it ends (back to Unclaimed unless its START is false) (``_close``);
 - a negotiator preemption (``preempt``) retires the claim, vacates the job
   and claims the slot for the proc that won the match: once the job has
   gone the slot is Claimed/Idle, held by that proc (``claims``), which
@@ -72,6 +78,7 @@ class SlotRec:
     #: of its task came from (None: no match recorded), and of the match ``holder``'s came from
     matched: tuple | None = None
     holder_matched: tuple | None = None
+    closed: bool = False                  # free, and Grid Engine can start no job in it now
 
 
 def slotless(job):
@@ -124,6 +131,7 @@ class Machines:
         self.changed = set()       # hosts with a slot that changed since the last publish
         self._claims_end = None    # when the first claim of a preemption on a free slot times out
         self.latches = {}          # slot name -> its STARTD_LATCH_EXPRS (``ads.latch``)
+        self.closed = set()        # free slots Grid Engine can start no job in (``_close``)
 
     # ------------------------------------------------------------ persistence
     def restore(self, log):
@@ -153,6 +161,7 @@ class Machines:
         pass); ``hints``: (job id, task) -> the slot a negotiator match chose."""
         self._layout(ctx, now)
         self._sync(ctx, now, hints or {})
+        self._close(ctx, now)
         self._poll_free_slots(ctx, now)
         for name in sorted(self.slots):
             rec = self.slots.get(name)
@@ -213,6 +222,34 @@ class Machines:
             if rec.task is None and rec.slot.state is startd.State.CLAIMED and not rec.reserved:
                 self._event(ctx, name, rec, startd.Event.RELEASE, now)
 
+    def _close(self, ctx, now):
+        """Mark the free slots Grid Engine can start no job in now: on a host whose queue
+        instances that can take a job have ``n`` free slots (``Context.open_slots``), its
+        free static slots beyond the first ``n`` in slot order, and its partitionable slot
+        when ``n`` is 0. A slot whose mark changed is evaluated at once (``_step``)."""
+        found = ctx.open_slots()
+        if not found and not self.closed:
+            return
+        free = {}
+        for name, rec in self.slots.items():
+            if rec.host in found and rec.task is None and not rec.reserved and not rec.dynamic:
+                free.setdefault(rec.host, []).append(name)
+        closed = set()
+        for host, names in free.items():
+            left = found[host]
+            whole = {lay.name for lay in ctx.layout(host) if lay.partitionable}
+            for name in sorted(names, key=_slot_number):
+                if left <= 0:
+                    closed.add(name)
+                elif name not in whole:
+                    left -= 1
+        for name in closed ^ self.closed:
+            rec = self.slots.get(name)
+            if rec is not None:
+                rec.closed = name in closed
+                rec.due = min(rec.due, now)
+        self.closed = closed
+
     # ------------------------------------------------------------ claims
     def _claim(self, ctx, job, task, hint, now, avoid=frozenset()):
         """A task that started takes slots of its hosts: of the master host first, then
@@ -251,7 +288,7 @@ class Machines:
                 rec = self.slots[name]
                 rec.task, rec.claim = (job.id, task.number), claim if n == 0 else None
                 rec.reserved, rec.holder, rec.holder_matched = None, None, None
-                rec.matched = matched
+                rec.matched, rec.closed = matched, False
                 if rec.slot.state is startd.State.OWNER:       # started although the owner has it
                     rec.slot = replace(rec.slot, state=startd.State.UNCLAIMED)
                 for event in (startd.Event.CLAIM, startd.Event.ACTIVATE):
@@ -438,18 +475,11 @@ class Machines:
             ctx.log(f"E|the startd policy of {rec.host} cannot be evaluated: {exc}")
             rec.due = now + LONGEST_WAIT
             return None
-        constant = _constant(ctx, rec, policy, event)
-        job_ad = None
-        if with_job and rec.task is not None:
-            job = ctx.state.jobs.get(rec.task[0])
-            if job is None:
-                pass
-            elif constant and not job.spec.get("condor_ad"):
-                job_ad = _GRID_ENGINE_JOB       # constants read nothing of it but its universe
-            else:
-                job_ad = ctx.job_ad(job, rec.task[1])
-        machine = ctx.stand_in() if constant else ctx.slot_ad(name, rec)
-        result = startd.step(rec.slot, machine, job_ad, policy, now, event)
+        if rec.closed and rec.task is None and event is startd.Event.NONE \
+                and rec.slot.state in (startd.State.UNCLAIMED, startd.State.OWNER):
+            result = _closed_step(rec.slot, now)
+        else:
+            result = self._policy_step(ctx, name, rec, now, event, with_job, policy)
         if result.slot != rec.slot:
             self.dirty = True
             self.changed.add(rec.host)
@@ -465,6 +495,22 @@ class Machines:
         elif rec.host in self._serving:         # a host running a job polls all its slots
             rec.due = min(rec.due, now + policy.polling_interval)
         return result
+
+    @staticmethod
+    def _policy_step(ctx, name, rec, now, event, with_job, policy):
+        """``startd.step`` of a slot under its host's policy."""
+        constant = _constant(ctx, rec, policy, event)
+        job_ad = None
+        if with_job and rec.task is not None:
+            job = ctx.state.jobs.get(rec.task[0])
+            if job is None:
+                pass
+            elif constant and not job.spec.get("condor_ad"):
+                job_ad = _GRID_ENGINE_JOB       # constants read nothing of it but its universe
+            else:
+                job_ad = ctx.job_ad(job, rec.task[1])
+        machine = ctx.stand_in() if constant else ctx.slot_ad(name, rec)
+        return startd.step(rec.slot, machine, job_ad, policy, now, event)
 
     def _carry_out(self, ctx, rec, result, now):
         if not result.actions or rec.task is None:
@@ -590,6 +636,11 @@ class Machines:
                     claims[name] = rec.holder       # Claimed/Idle, held by the match that won
         return views, {n: c for n, c in claims.items() if c is not None}
 
+    def closed_owners(self):
+        """The names of the free slots in the Owner state because Grid Engine can start no
+        job in them (``_close``)."""
+        return {n for n in self.closed if n in self.slots and self.slots[n].slot.state is startd.State.OWNER}
+
     def matched_in(self, host):
         """slot name -> (RemoteNegotiatingGroup, RemoteAutoregroup, RemoteGroup or "") of
         the match the claim on it came from, for the claimed slots of ``host`` whose match
@@ -671,6 +722,23 @@ def _constant(ctx, rec, policy, event):
     return event in _PLAIN_EVENTS and fixed(policy) and not ctx.replaces(rec.host, "Start") \
         and not (slot.preempt_was_true or slot.preempting_claim) \
         and slot.activity is not startd.Activity.RETIRING and slot.state is not startd.State.PREEMPTING
+
+
+#: why a free slot Grid Engine can start no job in entered the Owner state
+CLOSED_REASON = "no queue instance takes a job"
+
+
+def _closed_step(slot, now):
+    """The step of a free slot Grid Engine can start no job in (``Machines._close``): it is
+    Owner/Idle, as HTCondor's startd puts an Unclaimed slot whose START is false (IS_OWNER),
+    entered at ``now`` when it was not; nothing else in its policy is looked at."""
+    if slot.state is startd.State.OWNER and slot.activity is startd.Activity.IDLE:
+        return startd.Step(slot, next_check=now + LONGEST_WAIT)
+    entered = slot.entered_state if slot.state is startd.State.OWNER else now
+    owner = replace(slot, state=startd.State.OWNER, activity=startd.Activity.IDLE,
+                    entered_state=entered, entered_activity=now)
+    return startd.Step(owner, reason=CLOSED_REASON, next_check=now + LONGEST_WAIT,
+                       path=((startd.State.OWNER, startd.Activity.IDLE),))
 
 
 def ads_rank(machine, job):

@@ -26,6 +26,10 @@ until a slot of the host changes. The same ads serve:
 - ``published``: condor_status's slot ads in the status snapshot, each as
   ``[literal values, expression texts]``.
 
+``Context.open_slots`` tells, for the hosts where Grid Engine cannot start a job
+in every queue instance now, how many free slots those that can have: the
+startd shows the others' free slots in the Owner state (``daemon.machines``).
+
 Job ads are ``ads.job_ad`` of a task, cached on the job by version.
 """
 
@@ -36,11 +40,14 @@ from gridtools.classad import ClassAd
 from gridtools.classad.nodes import Literal
 from gridtools.classad.budget import over_budget
 from gridtools.daemon import devices, qcontrol, view
+from gridtools.formats.sge import states as state_letters
 from gridtools.sched import autocluster as acl
 from gridtools.sched import groups as grp
 from gridtools.sched.evalbudget import Budget, mark
+from gridtools.sched import inputs, queue_state
 from gridtools.sched import negotiator as N
 from gridtools.sched import startd
+from gridtools.sched.snapshot import HostState
 
 
 class Context:
@@ -56,6 +63,7 @@ class Context:
         self._stale = set()                   # hosts whose cached ads predate a change of a slot
         self._busy_cpus = None
         self._stand_in = None
+        self._open = None                     # host -> free slots that take jobs (``open_slots``)
         self.schedd = cell.hostname()        # the machine jobs are submitted to (ClientMachine)
 
     # ------------------------------------------------------------ hosts
@@ -83,6 +91,14 @@ class Context:
                         busy[host] = busy.get(host, 0) + slots
             self._busy_cpus = busy
         return self._busy_cpus
+
+    def open_slots(self):
+        """host -> how many free slots its queue instances that can take a job now have,
+        for each host with a queue instance that cannot (``_open_slots``); a host not
+        named takes jobs in every instance. Worked out once per pass."""
+        if self._open is None:
+            self._open = _open_slots(self.state, self.loads)
+        return self._open
 
     def host_facts(self, host):
         found = self._facts.get(host)
@@ -285,6 +301,63 @@ def _job_ad(job, number, log):
         log(f"W|job {job.id}: its HTCondor ad cannot be read, its requests stand in: {exc}")
         spec = {k: v for k, v in job.spec.items() if k != "condor_ad"}
         return ads.job_ad(spec, job.tasks.get(number), number, job.hold, job.deleted)
+
+
+# ---------------------------------------------------------------- queue instances that take no job
+
+def _open_slots(state, loads):
+    """host -> the free slots of its queue instances that can take a job now, for the hosts
+    with an instance that cannot: one in a state Grid Engine starts no job in (disabled,
+    suspended, in error, disabled or suspended by its calendar, subordinated, unknown,
+    ambiguous, in suspend alarm: ``QState.blocking``), one whose load crosses one of its
+    load thresholds (load alarm, ``_load_alarms``), or any on a host an operator closed
+    (drained, flushed, suspended). Only such hosts cost any work."""
+    insts = qcontrol.instances(state)
+    alarms = _load_alarms(state, loads, insts)
+    shut = {host for host, word in state.host_states.items()
+            if (inputs.HOST_STATES.get(word) or HostState.NORMAL).closed}
+    if not (state.queue_states or state.derived_states or alarms or shut):
+        return {}
+    blocked = {inst.name for inst in insts
+               if inst.name in alarms or inst.host in shut or _blocking(state, inst.name)}
+    if not blocked:
+        return {}
+    used, _tasks = qcontrol.used_slots(state)
+    free = {inst.host: 0 for inst in insts if inst.name in blocked}
+    for inst in insts:
+        if inst.host in free and inst.name not in blocked:
+            free[inst.host] += max(0, inst.slots - used.get(inst.name, 0))
+    return free
+
+
+def _blocking(state, name):
+    """True when queue instance ``name`` is in a state that keeps jobs out."""
+    text = state.queue_states.get(name, "") + state.derived_states.get(name, "")
+    return bool(text) and state_letters.from_letters(text).blocking() is not None
+
+
+def _load_alarms(state, loads, insts):
+    """The names of the queue instances whose host's load (``loads``, host -> load values)
+    crosses one of their load thresholds, as the daemon's queue control finds them (no
+    job's load adjustment counted); kept until the load sample or configuration changes."""
+    watched = [inst for inst in insts if inst.load_thresholds]
+    if not watched:
+        return frozenset()
+    cached = state.view_cache.get("load_alarms")
+    if cached is not None and cached[0] is loads and cached[1] is state.global_load \
+            and cached[2] == state.config_generation:
+        return cached[3]
+    table = view.config_parts(state)["complexes"]
+    overall = inputs.numeric_load(state.global_load, table)
+    numeric, found = {}, set()
+    for inst in watched:
+        if inst.host not in numeric:
+            numeric[inst.host] = inputs.numeric_load(loads[inst.host], table) if inst.host in loads else None
+        if queue_state.exceeded(inst.load_thresholds, numeric[inst.host], table, overall, inst.values):
+            found.add(inst.name)
+    alarms = frozenset(found)
+    state.view_cache["load_alarms"] = (loads, state.global_load, state.config_generation, alarms)
+    return alarms
 
 
 # ---------------------------------------------------------------- uses of the ads
