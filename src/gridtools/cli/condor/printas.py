@@ -39,10 +39,12 @@ _UNIVERSES = ("", "Standard", "Pipe", "Linda", "PVM", "Vanilla", "PVMD", "Schedu
 
 class Function:
     """``kind``: the value a formatter takes (int, float, string, value), "value" for
-    renderers; ``fmt``: the printf format the rendered value is printed with."""
+    renderers; ``fmt``: the printf format the rendered value is printed with;
+    ``attrs``: the other attributes it looks at, which HTCondor's tools add to their
+    query's projection (what ``SELECT UNIQUE`` groups on, ``printformat.unique_attrs``)."""
 
-    def __init__(self, kind, fn, fmt=None, formats=False):
-        self.kind, self.fn, self.fmt, self.formats = kind, fn, fmt, formats
+    def __init__(self, kind, fn, fmt=None, formats=False, attrs=()):
+        self.kind, self.fn, self.fmt, self.formats, self.attrs = kind, fn, fmt, formats, attrs
 
     def render(self, value, ad):
         if self.formats:
@@ -402,37 +404,43 @@ def _unhealth(value, ad):
 
 
 FUNCTIONS = {
-    "ACTIVITY_CODE": Function("value", _activity_code),
+    "ACTIVITY_CODE": Function("value", _activity_code, attrs=("State",)),
     "ACTIVITY_OR_OCU": Function("value", _activity_or_ocu),
-    "ACTIVITY_TIME": Function("value", _elapsed_since("MyCurrentTime", "LastHeardFrom"), "%T"),
-    "BATCH_NAME": Function("value", _batch_name),
-    "BUFFER_IO_MISC": Function("value", _buffer_io_misc),
+    "ACTIVITY_TIME": Function("value", _elapsed_since("MyCurrentTime", "LastHeardFrom"), "%T",
+                              attrs=("LastHeardFrom", "MyCurrentTime")),
+    "BATCH_NAME": Function("value", _batch_name, attrs=("JobBatchName", "Cmd", "DAGManJobId", "DAGNodeName")),
+    "BUFFER_IO_MISC": Function("value", _buffer_io_misc, attrs=("FileSeekCount", "BufferSize", "BufferBlockSize",
+                                                                "TransferringInput", "TransferringOutput",
+                                                                "TransferQueued")),
     "CONDOR_PLATFORM": Function("value", _condor_platform),
     "CONDOR_VERSION": Function("value", _condor_version),
-    "DAG_OWNER": Function("value", _dag_owner),
+    "DAG_OWNER": Function("value", _dag_owner, attrs=("NiceUser", "DAGManJobId", "DAGNodeName")),
     "DATE": Function("int", lambda v: format_date(int(v)), formats=True),
-    "DUE_DATE": Function("value", _due_date, "%Y"),
-    "ELAPSED_TIME": Function("value", _elapsed_since("LastHeardFrom"), "%T"),
-    "GRID_JOB_ID": Function("value", _grid_job_id),
-    "GRID_RESOURCE": Function("value", _grid_resource),
+    "DUE_DATE": Function("value", _due_date, "%Y", attrs=("LastHeardFrom",)),
+    "ELAPSED_TIME": Function("value", _elapsed_since("LastHeardFrom"), "%T", attrs=("LastHeardFrom",)),
+    "GRID_JOB_ID": Function("value", _grid_job_id, attrs=("GridResource",)),
+    "GRID_RESOURCE": Function("value", _grid_resource, attrs=("EC2RemoteVirtualMachineName",)),
     "GRID_STATUS": Function("value", _grid_status),
-    "JOB_COMMAND": Function("value", _job_command),
-    "JOB_DESCRIPTION": Function("value", _job_description),
+    "JOB_COMMAND": Function("value", _job_command, attrs=("JobDescription", "MATCH_EXP_JobDescription")),
+    "JOB_DESCRIPTION": Function("value", _job_description,
+                                attrs=("Args", "Arguments", "JobDescription", "MATCH_EXP_JobDescription")),
     "JOB_FACTORY_MODE": Function("value", _factory_mode, formats=True),
-    "JOB_ID": Function("value", _job_id),
-    "JOB_STATUS": Function("value", _job_status),
+    "JOB_ID": Function("value", _job_id, attrs=("ProcId",)),
+    "JOB_STATUS": Function("value", _job_status, attrs=("LastSuspensionTime", "TransferringInput",
+                                                        "TransferringOutput", "TransferQueued")),
     "JOB_STATUS_RAW": Function("int", _status_raw, formats=True),
     "JOB_UNIVERSE": Function("int", _universe, formats=True),
     "LOAD_AVG": Function("float", lambda v: "%.3f" % float(v), formats=True),
     "MEMBER_COUNT": Function("value", _member_count, "%d"),
-    "MEMORY_USAGE": Function("value", _memory_usage, "%.1f"),
-    "OWNER": Function("value", _owner),
-    "PLATFORM": Function("value", _platform),
+    "MEMORY_USAGE": Function("value", _memory_usage, "%.1f", attrs=("MemoryUsage",)),
+    "OWNER": Function("value", _owner, attrs=("NiceUser",)),
+    "PLATFORM": Function("value", _platform, attrs=("Arch", "OpSysAndVer", "OpSysShortName")),
     "QDATE": Function("int", lambda v: format_date(int(v)), formats=True),
     "READABLE_BYTES": Function("value", _readable(1.0), formats=True),
     "READABLE_KB": Function("value", _readable(1024.0), formats=True),
     "READABLE_MB": Function("value", _readable(1024.0 * 1024.0), formats=True),
-    "REMOTE_HOST": Function("value", _remote_host),
+    "REMOTE_HOST": Function("value", _remote_host, attrs=("JobUniverse", "RemoteHost", "EC2RemoteVirtualMachineName",
+                                                          "GridResource")),
     "RUNTIME": Function("float", lambda v: format_time(int(v)), formats=True),
     "STRINGS_FROM_LIST": Function("value", _strings_from_list),
     "TIME": Function("int", lambda v: format_time(int(v)), formats=True),
@@ -558,7 +566,8 @@ def _total_gpus(_value, ad):
 #: each tool's own functions, found before FUNCTIONS
 LOCAL = {
     "condor_q": {
-        "CPU_TIME": Function("value", _cpu_time, "%T"),
+        "CPU_TIME": Function("value", _cpu_time, "%T", attrs=("JobStatus", "ServerTime", "ShadowBday",
+                                                               "RemoteWallClockTime", "LastRemoteWallClockTime")),
     },
     "condor_status": {
         "GPUS_CAPS": Function("value", _gpus_range("Capability", 1, "%.1f")),

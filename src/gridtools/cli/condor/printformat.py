@@ -6,7 +6,8 @@ prints about it on standard error; a file that cannot be read is refused in
 HTCondor's words, and so is, by condor_status, one that asks for an aggregation
 (``SELECT FROM AUTOCLUSTER``, ``SELECT UNIQUE``). condor_q shows such a file's
 columns for the autoclusters of the queue, or for the groups of jobs alike in
-the attributes the file refers to (``aggregate_table``, ``unique_attrs``).
+the attributes the file refers to and those its PRINTAS functions look at
+(``aggregate_table``, ``unique_attrs``).
 condor_status prints the heading line (unless NOHEADER) and the rows, then, with
 SUMMARY STANDARD, the summary of its query mode after a blank line; condor_q prints its title
 (unless NOTITLE), the heading line, the rows and, with SUMMARY STANDARD, its
@@ -101,9 +102,12 @@ def aggregate_table(mask, ads, ident, title, cut):
     """condor_q's text of a print-format file over autocluster or group ads (``SELECT
     FROM AUTOCLUSTER``, ``SELECT UNIQUE``, -autocluster, -group-by): ``title`` unless
     NOTITLE, the heading unless NOHEADER and a row per ad (``cut`` to the display). No
-    totals are made of such ads: SUMMARY STANDARD leaves two empty lines, and a custom
-    summary shows the counts of no jobs, as HTCondor's condor_q prints them. The ads
-    come in the order of their ``ident`` (AutoClusterId or Id)."""
+    standard totals are made of such ads: SUMMARY STANDARD leaves two empty lines. A
+    custom summary shows the counts condor_q makes of the ads themselves, as it counts
+    the ads it is sent when its schedd sends no summary ad (which it does not with
+    aggregates): each ad with a ProcId once, by its JobStatus and JobUniverse
+    (``aggregate_counts``), whatever its JobCount. The ads come in the order of their
+    ``ident`` (AutoClusterId or Id)."""
     if mask.group_by:
         ads = grouped(mask, ads, ident)
     head, rows = mask.table(ads)
@@ -111,7 +115,7 @@ def aggregate_table(mask, ads, ident, title, cut):
     out += cut((head or "") + "".join(rows))
     if mask.summary_mask is not None:
         sumy = mask.summary_mask
-        shown, values = sumy.table([summary_ad([("", [])])])
+        shown, values = sumy.table([summary_ad([("", aggregate_counts(ads))])])
         out += (shown if sumy.columns else "") + "\n" + values[0] + "\n"
     elif mask.summary:
         out += "\n\n"
@@ -119,19 +123,55 @@ def aggregate_table(mask, ads, ident, title, cut):
 
 
 def unique_attrs(mask):
-    """The attributes the columns and GROUP BY keys of ``mask`` refer to, sorted ignoring
-    case: what ``SELECT UNIQUE`` groups the jobs by."""
+    """What ``SELECT UNIQUE`` groups the jobs by, sorted ignoring case: the query's
+    projection as HTCondor's condor_q makes it from the file. That is, for each column,
+    the other attributes its PRINTAS function looks at (``printas.Function.attrs``)
+    and the attributes its expression refers to, whatever their scope (``TARGET.X``
+    adds X); the attributes of the GROUP BY keys; and, of a file that does not
+    aggregate (given with -group-by), JobStatus and JobUniverse when it asks for a
+    summary (condor_q adds its ClusterId and ProcId itself)."""
     from gridtools.classad import parse
     from gridtools.cli.condor.qautocluster import _lower_sorted, _names
-    texts = [col.expr for col in mask.columns] + [text for text, _descending in mask.group_by]
     found = []
-    for text in texts:
+    for text, fn in [(col.expr, col.fn) for col in mask.columns] + [(text, None) for text, _d in mask.group_by]:
+        found += list(getattr(fn, "attrs", ()))
         try:
             expr = parse(text, old=True)
         except Exception:  # noqa: BLE001 - an expression that does not parse refers to nothing
             continue
-        found += [name for scope, name in _names(expr) if scope in (None, "my")]
+        found += [name for _scope, name in _names(expr)]
+    if mask.aggregate is None and mask.summary:
+        found += ["JobStatus", "JobUniverse"]
     return _lower_sorted(found)
+
+
+class _Counted:
+    """An ad as ``summary_ad`` counts it: its status and universe."""
+
+    __slots__ = ("status", "universe")
+
+    def __init__(self, status, universe):
+        self.status, self.universe = status, universe
+
+
+def aggregate_counts(ads):
+    """What condor_q counts of autocluster or group ads (or a file's ads): each one
+    that has a ProcId, as a job of its JobStatus (none counted without a number) and
+    its JobUniverse (vanilla without one), as HTCondor's condor_q counts each ad it
+    receives (a real number cut to an integer, a boolean 0 or 1)."""
+    found = []
+    for ad in ads:
+        if ad.lookup("ProcId") is not None:
+            found.append(_Counted(_number(ad.eval("JobStatus"), 0), _number(ad.eval("JobUniverse"), 5)))
+    return found
+
+
+def _number(value, default):
+    if type(value) in (int, bool):
+        return int(value)
+    if type(value) is float and value == value and abs(value) != float("inf"):
+        return int(value)
+    return default
 
 
 def summary_ad(counted):

@@ -360,9 +360,11 @@ class AdSource:
             return None
         try:
             spec = jobstore.read_spec(cluster)
-            if spec is None:            # submitted a moment ago: the caller's request has it
+            if spec is None:            # submitted a moment ago: the caller's request has it,
                 spec = (self.snap.get("unprocessed") or {}).get(cluster)
-                return Job(dict(spec)) if spec is not None else None
+                # read as the job the daemon took in before anything happened to it (held
+                # whole when submitted on hold), which the published procs' statuses correct
+                return Job.from_parts(dict(spec), None) if spec is not None else None
             return Job.from_parts(spec, jobstore.read_state(cluster))
         except Exception:  # noqa: BLE001 - unreadable or being written: public facts then
             return None
