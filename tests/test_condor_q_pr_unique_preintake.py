@@ -83,3 +83,17 @@ def test_a_custom_summary_of_aggregated_ads_counts_each_ad_once(cell, workdir):
     shown = cell.run("condor_q", "-group-by", "-pr", write(f"{workdir}/per_job.pf", PER_JOB))
     assert (shown.returncode, shown.stderr) == (0, "")
     assert shown.stdout.split("\n")[-3:] == ["Jobs   Idle   Held  ", "6 jobs;4 idle,2 held", ""]
+
+
+def test_running_procs_of_a_cluster_submitted_partly_on_hold_carry_no_hold(cell, workdir):
+    """Procs 1 and 2 of ``hold = $(Process) == 0`` run; only proc 0 shows the hold it was
+    submitted with, as HTCondor's schedd keeps hold attributes on held jobs alone."""
+    text = "executable = /bin/sleep\narguments = 60\nhold = $(Process) == 0\nqueue 3\n"
+    cluster = submit(cell, text, cwd=workdir, user="gtalice")
+    running = "0 5 15\n1 2 undefined\n2 2 undefined\n"
+    shown = wait_for(lambda: (lambda out: out if out == running else None)(
+        cell.run("condor_q", str(cluster), "-af", "ProcId", "JobStatus", "HoldReasonCode", user="gtalice").stdout),
+        timeout=30)
+    assert shown == running
+    assert cell.run("condor_q", f"{cluster}.1", "-af", "HoldReason", "HoldReasonSubCode",
+                    user="gtalice").stdout == "undefined undefined\n"

@@ -673,6 +673,12 @@ def _overlay_condor(ad, condor, number):
         ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = hold[0], int(hold[1]), int(hold[2])
         if len(hold) > 3:
             ad["EnteredCurrentStatus"] = int(hold[3])
+    elif ad.eval("JobStatus") in (JobStatus.IDLE, JobStatus.RUNNING):
+        # (a proc that is not held carries no hold, as HTCondor's schedd deletes these at a
+        # release: not the one proc 0 was submitted with, whose ad the others lie over)
+        for attr in ("HoldReason", "HoldReasonCode", "HoldReasonSubCode"):
+            if attr in ad:
+                del ad[attr]
     if mine.get("removed") and ad.eval("JobStatus") in (JobStatus.COMPLETED, JobStatus.IDLE):
         ad["JobStatus"] = int(JobStatus.REMOVED)
     # each proc's own reason (daemon.condorjob.note_removal); the cluster's for a proc
