@@ -64,9 +64,13 @@ Its progress goes to ``DAGFILE.dagman.out`` (the lines workflow tools read in
 HTCondor's DAGMan's words), with the warnings of the DAG's files and of the run,
 which DAGMAN_USE_STRICT may make fatal (``dagstrict``); with JOBSTATE_LOG every node event also goes to the
 job state log, with NODE_STATUS_FILE the node status file follows the DAG, with
-DOT the DAG is drawn (``dagfiles``). When DAGFILE.dagman.out cannot be opened (a link
-or file another user left at its name in a shared folder is not written through), its
-lines go to the manager's standard error, DAGFILE.lib.err, instead (``Log``). A nodes log that is not
+DOT the DAG is drawn (``dagfiles``). DAGFILE.dagman.out is appended to, as HTCondor's
+DAGMan appends to it; a link or file another user left at its name is removed before
+its first line where the DAG's owner may remove it, as those at the names of the lock
+and the nodes log are (``Log.take_name``), and said in it. When it still cannot be
+opened (such a link or file in a shared folder of another's, as /tmp, is not written
+through), its lines go to the manager's standard error, DAGFILE.lib.err, instead
+(``Log``). A nodes log that is not
 a regular file of the DAG's owner's ends the DAG before anything runs, in HTCondor's
 DAGMan's words (``_monitor_nodes_log``). It removes the lock file when it
 ends, unless held. Exit status: 0 when every node (or the FINAL node)
@@ -407,6 +411,29 @@ class Log:
         self.path = path
         self.failed = None              # why the file could not be opened, once it could not
 
+    def take_name(self):
+        """Before the first line: when the log's name holds what ``ownfiles.open_text``
+        refuses and is not the DAG's owner's own (a link or a file another user left
+        there), remove it where the owner may (``ownfiles.remove_planted``: a folder of
+        the owner's own, sticky or not, or any folder for root), as the manager removes
+        one at the name of its lock and of its nodes log; True when it was removed. The
+        owner's own file is appended to, as HTCondor's DAGMan appends to it, and the
+        owner's own link followed, as before."""
+        import errno
+        from gridtools.ownfiles import open_text, remove_planted
+        try:
+            with open_text(self.path, "a"):
+                return False
+        except OSError as exc:
+            if not isinstance(exc, PermissionError) and exc.errno != errno.ELOOP:
+                return False
+        try:
+            if os.lstat(self.path).st_uid == os.geteuid():
+                return False
+        except OSError:
+            return False
+        return remove_planted(self.path)
+
     def __call__(self, text):
         stamp = time.strftime("%m/%d/%y %H:%M:%S")
         line = f"{stamp} {text}\n"
@@ -602,6 +629,7 @@ def main(argv, prog="gridtools dagman"):
     try:
         opts = parse_args(list(argv))
         log = Log(out_file(opts["dag"], opts["outfile_dir"]))
+        removed = log.take_name()
         log(BANNER_RULE)
         log(f"** {_exec_name()} (CONDOR_DAGMAN) STARTING UP")
         log(f"** gridtools dagman (DAGMan) for {opts['dag']}")
@@ -610,6 +638,8 @@ def main(argv, prog="gridtools dagman"):
         log(f"** {DEFAULT_PLATFORM}")
         log(f"** PID = {os.getpid()}")
         log(BANNER_RULE)
+        if removed:                 # (another user's, in a folder of the DAG's owner)
+            log(f"WARNING: removed {log.path}, which was not a file of this DAG's owner")
         lock = _lock(opts, log)
     except (GridError, OSError) as exc:
         sys.stderr.write(f"{prog}: {exc}\n")

@@ -3,18 +3,26 @@
 Each collection prints one record per node (rows of the published status's
 ``share_tree``), as Grid Engine's monitor does: the fields below, in this
 order unless ``-f`` picks others, each followed by the delimiter (``-d``,
-a tab), each node ending with ``-l`` (a newline), collections separated by
-``-r`` (a newline). ``-n`` prints ``name=value``; ``-h`` prints the field
-names once, before the first collection, followed by ``-l`` and ``-r``.
-level% and total% are fractions (0 to 1). usage_time is when a user's
-usage was last brought up to date (0 on nodes that are no user). cpu, mem
-and io are the decayed usage as of the last pass, ``-u`` decays it on to
-now with sched_conf's halftime (not halflife_decay_list); ltcpu, ltmem and ltio the long-term usage. ``-x`` prints leaf nodes
-only, ``-t`` times as ctime(3) text; node names after the options print
-only those nodes; ``-c`` collections ``-i`` seconds apart (default:
-forever, every 15 seconds).
+a tab), each node ending with ``-l`` (a newline); every collection but the
+last is followed at once by ``-r`` (a newline). ``-n`` prints
+``name=value``; ``-h`` prints the field names once, before the first
+collection, followed by ``-l`` and ``-r``. level% and total% are fractions
+(0 to 1). usage_time is when a user's usage was last brought up to date (0
+on nodes that are no user). usage, cpu, mem and io are the decayed usage as
+of the last pass; ``-u`` decays them on to now with sched_conf's halftime
+(not halflife_decay_list), and a user's usage_time is then now, as Grid
+Engine's monitor brings each user's usage up to date before it prints it.
+ltcpu, ltmem and ltio are the long-term usage. ``-x`` prints leaf nodes
+only, ``-t`` times as ctime(3) text; node names print only those nodes;
+``-c`` collections ``-i`` seconds apart (default: forever, every 15
+seconds). ``-o`` opens its file anew for each collection, with ``-m``'s
+mode (``a``; with ``w`` the file holds the latest collection), as
+``ownfiles.open_text`` opens a file where others may write. Options are
+read as getopt(3) reads them: grouped (``-xn``), a value joined to its
+letter (``-c1``), and before or after the node names (until ``--``).
 """
 
+import getopt
 import sys
 import time
 
@@ -29,6 +37,8 @@ USAGE = ("usage: sge_share_mon [-c count] [-d delimiter] [-f field,field...] [-h
 _VALUED = {"-c": "count", "-d": "delim", "-f": "fields", "-i": "interval", "-l": "node_delim",
            "-m": "mode", "-o": "output", "-r": "record_delim", "-s": "string_format"}
 _FLAGS = {"-h": "header", "-n": "names", "-t": "ctime", "-u": "decayed", "-x": "leaves"}
+#: the options as getopt(3) is given them (a colon: the letter takes a value)
+_GETOPT = "".join(k[1] + ":" for k in _VALUED) + "".join(k[1] for k in _FLAGS)
 
 
 class Options:
@@ -46,22 +56,26 @@ class Options:
 
 
 def parse_args(argv):
+    """The options, read as Grid Engine's monitor reads them with getopt(3): the
+    letters may be grouped and a value joined to its letter, and options may follow
+    the node names (up to ``--``)."""
     opts = Options()
     words = list(argv)
-    while words and words[0].startswith("-"):
-        word = words.pop(0)
+    if "-help" in words[:words.index("--") if "--" in words else len(words)]:
+        sys.stdout.write(USAGE)
+        raise SystemExit(0)
+    try:
+        pairs, opts.nodes = getopt.gnu_getopt(words, _GETOPT)
+    except getopt.GetoptError as exc:
+        if "requires argument" in exc.msg:
+            raise UsageError(f"option -{exc.opt} needs an argument") from None
+        raise UsageError(f'invalid option "-{exc.opt}"') from None
+    for word, value in pairs:
         if word in _FLAGS:
             setattr(opts, _FLAGS[word], True)
-        elif word in _VALUED:
-            if not words:
-                raise UsageError(f"option {word} needs an argument")
-            _set(opts, _VALUED[word], words.pop(0), word)
-        elif word == "-help":
-            sys.stdout.write(USAGE)
-            raise SystemExit(0)
         else:
-            raise UsageError(f'invalid option "{word}"')
-    opts.nodes = tuple(words)
+            _set(opts, _VALUED[word], value, word)
+    opts.nodes = tuple(opts.nodes)
     return opts
 
 
@@ -95,41 +109,44 @@ def _time(opts, when):
     return str(int(when))
 
 
-def _decay(row, factors):
-    """The row's decayed cpu, mem and io, decayed on by ``factors``."""
-    return tuple(row[k] * f for k, f in zip(("cpu", "mem", "io"), factors))
-
-
-def _values(row, now, factors, opts):
-    cpu, mem, io = _decay(row, factors)
+def _values(row, now, factor, opts):
+    """The fields of ``row``; with -u its usage decayed on by ``factor`` and, on a user's
+    node whose usage was ever brought up to date, usage_time ``now``: Grid Engine's monitor
+    decays each user's usage to the time of printing and stamps it with that time."""
     text = {"node_name": row["path"], "user_name": row.get("user") or "",
             "project_name": row.get("project") or ""}
     values = {k: _format(opts.string_format, v) for k, v in text.items()}
+    stamp = row.get("usage_time") or 0
+    if opts.decayed and stamp:
+        stamp = now
     values.update({
-        "curr_time": _time(opts, now), "usage_time": _time(opts, row.get("usage_time") or 0),
+        "curr_time": _time(opts, now), "usage_time": _time(opts, stamp),
         "shares": str(row["shares"]), "job_count": str(row["job_count"]),
         "level%": f"{row['level']:.6f}", "total%": f"{row['total']:.6f}",
         "long_target_share": f"{row['long_target']:.6f}",
         "short_target_share": f"{row['short_target']:.6f}",
-        "actual_share": f"{row['actual']:.6f}", "usage": f"{row['usage']:.6f}",
-        "cpu": f"{cpu:.6f}", "mem": f"{mem:.6f}", "io": f"{io:.6f}",
+        "actual_share": f"{row['actual']:.6f}",
         "ltcpu": f"{row['ltcpu']:.6f}", "ltmem": f"{row['ltmem']:.6f}", "ltio": f"{row['ltio']:.6f}",
     })
+    for name in ("usage", "cpu", "mem", "io"):
+        values[name] = f"{row[name] * factor:.6f}"
     return values
 
 
-def _factors(snap, now, opts):
-    """What is left of the published decayed usage at ``now`` (-u), per cpu, mem and io:
-    decayed with sched_conf's halftime alone, as Grid Engine's monitor decays it (it
-    passes no halflife_decay_list)."""
+def _factor(snap, now, opts):
+    """What is left at ``now`` (-u) of the usage published with the last pass: decayed
+    with sched_conf's halftime alone, as Grid Engine's monitor decays it (it passes no
+    halflife_decay_list). One factor for cpu, mem and io alike, so the combined usage
+    (their weighted sum) decays by it too, and every node's part of the tree's usage
+    (actual_share) stays as it was."""
     if not opts.decayed:
-        return (1.0, 1.0, 1.0)
+        return 1.0
     from gridtools.accounting.usage import decay_factor
     halftime = snap.get("share_halftime")
     if not isinstance(halftime, (int, float)) or isinstance(halftime, bool):
-        return (1.0, 1.0, 1.0)
+        return 1.0
     elapsed = now - float(snap.get("time") or now)
-    return (decay_factor(float(halftime), elapsed),) * 3
+    return decay_factor(float(halftime), elapsed)
 
 
 def _is_leaf(rows, row):
@@ -157,10 +174,10 @@ def collection(snap, opts, now):
         rows = [r for r in rows if _is_leaf(snap.get("share_tree"), r)]
     if opts.nodes:
         rows = [r for r in rows if r["path"] in opts.nodes]
-    factors = _factors(snap, now, opts)
+    factor = _factor(snap, now, opts)
     lines = []
     for row in rows:
-        values = _values(row, now, factors, opts)
+        values = _values(row, now, factor, opts)
         lines.append("".join((f"{f}={values[f]}" if opts.names else values[f]) + opts.delim
                              for f in opts.fields) + opts.node_delim)
     return "".join(lines)
@@ -173,26 +190,39 @@ def main(argv, prog="sge_share_mon"):
     except UsageError as exc:
         sys.stderr.write(f"{prog}: {exc}\n{USAGE}")
         return 2
-    out = sys.stdout
-    if opts.output:
-        try:
-            out = open(opts.output, opts.mode, encoding="utf-8")
-        except OSError as exc:
-            sys.stderr.write(f"{prog}: cannot open {opts.output}: {exc.strerror}\n")
-            return 1
     done = 0
     while opts.count is None or done < opts.count:
         snap = qstatus.load()
         if not snap.get("share_tree"):
             sys.stderr.write("No share tree\n")
             return 2
-        if done:
-            out.write(opts.record_delim)
-        elif opts.header:
-            out.write(header(opts))
-        out.write(collection(snap, opts, time.time()))
-        out.flush()
         done += 1
-        if opts.count is None or done < opts.count:
+        more = opts.count is None or done < opts.count
+        text = header(opts) if done == 1 and opts.header else ""
+        text += collection(snap, opts, time.time()) + (opts.record_delim if more else "")
+        if not _put(text, opts):
+            return 1
+        if more:
             time.sleep(opts.interval)
     return 0
+
+
+def _put(text, opts):
+    """Print one collection (the record delimiter after it when another follows, as Grid
+    Engine's monitor prints it at once): to standard output, or to -o's file, opened for
+    each collection with -m's mode as Grid Engine's monitor opens it, and as
+    ``ownfiles.open_text`` opens a file where others may write (a link or a file another
+    user left at its name is not written through). False, said as Grid Engine's monitor
+    says it, when the file cannot be opened."""
+    if not opts.output:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return True
+    from gridtools.ownfiles import open_text
+    try:
+        with open_text(opts.output, opts.mode, 0o666) as out:
+            out.write(text)
+    except OSError as exc:
+        sys.stderr.write(f"can't open file {opts.output}: {exc.strerror or exc}\n")
+        return False
+    return True
