@@ -530,14 +530,14 @@ class Condor:
         self.machines.changed = set()
         ctx = self.context(state, dispatcher, loads, now)
         shown = state.host_display or {}
-        closed = _closed_slots(state)
+        closed = self.machines.closed_owners()
         rows = []
         for host in ctx.hosts():
             if shown.get(host) == "Down" or state.host_states.get(host) == "flush":
                 continue                # a startd that is gone (or off: flushed) has no ads in the collector
             if host not in rows_of:
                 rows_of[host] = [slotads.plain(ad) for ad in ctx.host_ads(host).values()]
-            found = _owner_rows(rows_of[host], closed[host]) if host in closed else rows_of[host]
+            found = _closed_rows(rows_of[host], closed) if closed else rows_of[host]
             admin = state.host_states.get(host)
             rows.extend(_host_state_rows(found, admin) if admin in ("drain", "suspend") else found)
         schedd = self.facts.schedd_cron() if self.facts.schedd_cron is not None else ()
@@ -572,43 +572,16 @@ def _limits_on(ctx, model, task, machines, owner, budget):
     return found if over_budget() == over else None
 
 
-#: queue instance state letters that take no new jobs: disabled (qmod -d, calendar) and error
-_NO_NEW_JOBS = frozenset("dDE")
-
-
-def _closed_slots(state):
-    """host -> how many of its unclaimed slots have no open queue instance behind them,
-    for the hosts with a disabled or error queue instance (none: {}, nothing counted)."""
-    hosts = set()
-    for letters in (state.queue_states, state.derived_states):
-        for name, value in letters.items():
-            if _NO_NEW_JOBS.intersection(value):
-                hosts.add(name.partition("@")[2])
-    if not hosts:
-        return {}
-    from gridtools.daemon import qcontrol
-    used, _tasks = qcontrol.used_slots(state)
-    free = dict.fromkeys(hosts, 0)
-    for inst in qcontrol.instances(state):
-        if inst.host in free:
-            letters = state.queue_states.get(inst.name, "") + state.derived_states.get(inst.name, "")
-            if not _NO_NEW_JOBS.intersection(letters):
-                free[inst.host] += max(0, inst.slots - used.get(inst.name, 0))
-    return free
-
-
-def _owner_rows(rows, open_slots):
-    """The slot rows of a host with closed queue instances: the unclaimed slots beyond
-    the ``open_slots`` its open instances have free show as a startd whose START is
-    false shows them (Owner, Start false), so no job is counted as able to use them."""
+def _closed_rows(rows, closed):
+    """The slot rows (``[literal values, expression texts]``) with Start false in those of
+    ``closed``, the free slots in the Owner state because Grid Engine can start no job in
+    them (``Machines.closed_owners``): HTCondor's view of a startd whose START is false,
+    so that no client counts them as able to run a job."""
     out = []
     for values, exprs in rows:
-        if values.get("State") == "Unclaimed":
-            if open_slots > 0:
-                open_slots -= 1
-            else:
-                values = {**values, "State": "Owner", "Activity": "Idle", "Start": False}
-                exprs = {k: v for k, v in exprs.items() if k != "Start"}
+        if values.get("Name") in closed and values.get("Start") is not False:
+            values = {**values, "Start": False}
+            exprs = {k: v for k, v in exprs.items() if k != "Start"}
         out.append([values, exprs])
     return out
 

@@ -350,22 +350,6 @@ def _held_since_start(state, task, req):
     return {name: str(began.get(name, 0)) for name in set(now) | set(began)}
 
 
-def closed_slot_rows(rows, closed):
-    """The published slot rows (``[literal values, expression texts]``) with Start false
-    in those of ``closed``, the free slots in the Owner state because Grid Engine can
-    start no job in them (``Machines.closed_owners``): HTCondor's view of a startd whose
-    START is false, so that no client counts them as able to run a job."""
-    if not closed:
-        return rows
-    out = []
-    for values, exprs in rows:
-        if values.get("Name") in closed and values.get("Start") is not False:
-            values = {**values, "Start": False}
-            exprs = {k: v for k, v in exprs.items() if k != "Start"}
-        out.append([values, exprs])
-    return out
-
-
 def publish(state, snap_queues, loads, now=None):
     now = now or time.time()
     live = state.live_ids()
@@ -398,9 +382,7 @@ def publish(state, snap_queues, loads, now=None):
     }
     snapshot.update(config_facts(state.config))
     if state.condor is not None:
-        condor = state.condor.published(state, None, loads, now)
-        condor["slots"] = closed_slot_rows(condor.get("slots") or [], state.condor.machines.closed_owners())
-        snapshot.update(condor)
+        snapshot.update(state.condor.published(state, None, loads, now))
     # before the status: a job it shows has its ad and its owner's private facts (a client
     # that waited for a new job reads them at once; a job that leaves loses them a moment
     # before the status drops it)
