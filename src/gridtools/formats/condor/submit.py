@@ -360,7 +360,8 @@ def _name_equals(text, start):
 
 
 def _queue_statement(number, args, lines, source):
-    number = getattr(lines, "last", number)    # (the statement's last line, as HTCondor counts)
+    number = getattr(lines, "last", number)    # (the statement's last line, as HTCondor counts;
+    #                                             -append lines have none)
     is_open = _check_queue_args(args, number, source)
     if not is_open:
         return QueueStatement(args, None, number)
