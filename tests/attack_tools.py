@@ -204,3 +204,35 @@ def private_folder(workdir, name, user=None):
         entry = pwd.getpwnam(user)
         os.chown(path, entry.pw_uid, entry.pw_gid)
     return path
+
+
+def give_to(path, user):
+    """Make ``path`` ``user``'s (left root's when ``user`` is None)."""
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+
+
+def two_node_dag(folder, user):
+    """A two-node DAG d.dag in ``folder`` (its files ``user``'s; root's when None) whose
+    nodes A then B append their names to ``order`` there."""
+    script = os.path.join(folder, "node.sh")
+    with open(script, "w") as fh:
+        fh.write(f"#!/bin/sh\necho $1 >> {folder}/order\n")
+    os.chmod(script, 0o755)
+    with open(os.path.join(folder, "n.sub"), "w") as fh:
+        fh.write(f"executable = {script}\narguments = $(name)\nqueue\n")
+    with open(os.path.join(folder, "d.dag"), "w") as fh:
+        fh.write("JOB A n.sub\nVARS A name=\"A\"\nJOB B n.sub\nVARS B name=\"B\"\nPARENT A CHILD B\n")
+    for name in ("node.sh", "n.sub", "d.dag"):
+        give_to(os.path.join(folder, name), user)
+
+
+def victim_file(workdir, user, words):
+    """A file holding ``words`` that only ``user`` (root when None) may reach, for a
+    planted link to name."""
+    path = os.path.join(private_folder(workdir, "victim", user), "secret")
+    with open(path, "w") as fh:
+        fh.write(words)
+    give_to(path, user)
+    return path

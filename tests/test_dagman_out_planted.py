@@ -19,42 +19,12 @@ import stat
 
 import pytest
 
-from attack_tools import private_folder, sticky_folder, user_py
+from attack_tools import give_to, private_folder, sticky_folder, two_node_dag, user_py, victim_file
 from conftest import wait_for
 
 SECRET = "the victim's own words\n"
 BOB = "bob's words\n"
 WARNING = "WARNING: removed {}, which was not a file of this DAG's owner"
-
-
-def _own(path, user):
-    if user is not None:
-        entry = pwd.getpwnam(user)
-        os.chown(path, entry.pw_uid, entry.pw_gid)
-
-
-def _dag(folder, user):
-    """A two-node DAG d.dag in ``folder`` (``user``'s; root's when None) whose nodes
-    append their names to ``order``."""
-    script = os.path.join(folder, "node.sh")
-    with open(script, "w") as fh:
-        fh.write(f"#!/bin/sh\necho $1 >> {folder}/order\n")
-    os.chmod(script, 0o755)
-    with open(os.path.join(folder, "n.sub"), "w") as fh:
-        fh.write(f"executable = {script}\narguments = $(name)\nqueue\n")
-    with open(os.path.join(folder, "d.dag"), "w") as fh:
-        fh.write("JOB A n.sub\nVARS A name=\"A\"\nJOB B n.sub\nVARS B name=\"B\"\nPARENT A CHILD B\n")
-    for name in ("node.sh", "n.sub", "d.dag"):
-        _own(os.path.join(folder, name), user)
-
-
-def _victim(workdir, user):
-    """A file only ``user`` (root when None) may reach, which a planted link names."""
-    path = os.path.join(private_folder(workdir, "victim", user), "secret")
-    with open(path, "w") as fh:
-        fh.write(SECRET)
-    _own(path, user)
-    return path
 
 
 def _plant(cell, bob, path, kind, target):
@@ -114,9 +84,9 @@ def test_planted_in_the_owners_own_folder_it_is_removed_and_said(cell, workdir, 
     shared = sticky_folder(workdir)
     if not sticky:
         os.chmod(shared, 0o777)
-    _own(shared, alice)
-    _dag(shared, alice)
-    secret = _victim(workdir, alice)
+    give_to(shared, alice)
+    two_node_dag(shared, alice)
+    secret = victim_file(workdir, alice, SECRET)
     _plant(cell, bob, os.path.join(shared, "d.dag.dagman.out"), kind, secret)
     assert _submit_and_wait(cell, shared, alice) == 0
     assert _read(os.path.join(shared, "order")) == "A\nB\n"
@@ -131,8 +101,8 @@ def test_root_s_dag_removes_a_link_planted_in_a_shared_folder(cell, workdir, use
     written through."""
     bob = users[1]
     shared = sticky_folder(workdir)
-    _dag(shared, None)
-    secret = _victim(workdir, None)
+    two_node_dag(shared, None)
+    secret = victim_file(workdir, None, SECRET)
     _plant(cell, bob, os.path.join(shared, "d.dag.dagman.out"), "link", secret)
     assert _submit_and_wait(cell, shared, None) == 0
     assert _read(os.path.join(shared, "order")) == "A\nB\n"
@@ -146,11 +116,11 @@ def test_planted_in_the_owners_outfile_dir_it_is_removed(cell, workdir, users):
     bob's link there is removed as well, and the warning names the log's path there."""
     alice, bob = users[0], users[1]
     folder = sticky_folder(workdir)
-    _own(folder, alice)
-    _dag(folder, alice)
+    give_to(folder, alice)
+    two_node_dag(folder, alice)
     logs = sticky_folder(workdir, "logs")
-    _own(logs, alice)
-    secret = _victim(workdir, alice)
+    give_to(logs, alice)
+    secret = victim_file(workdir, alice, SECRET)
     out = os.path.join(logs, "d.dag.dagman.out")
     _plant(cell, bob, out, "link", secret)
     assert _submit_and_wait(cell, folder, alice, "-outfile_dir", logs) == 0
@@ -163,12 +133,12 @@ def test_the_owners_own_log_is_appended_to_and_her_own_link_followed(cell, workd
     DAGMan appends to it; a link of her own at the name is followed, not removed."""
     alice = users[0]
     shared = sticky_folder(workdir)
-    _own(shared, alice)
-    _dag(shared, alice)
+    give_to(shared, alice)
+    two_node_dag(shared, alice)
     out = os.path.join(shared, "d.dag.dagman.out")
     with open(out, "w") as fh:
         fh.write("an earlier run's lines\n")
-    _own(out, alice)
+    give_to(out, alice)
     assert _submit_and_wait(cell, shared, alice) == 0
     said = _read(out)
     assert said.startswith("an earlier run's lines\n") and "EXITING WITH STATUS 0" in said

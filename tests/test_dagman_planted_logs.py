@@ -10,42 +10,12 @@ DAGMan's "Unable to monitor log file" error, in the DAGMan log (or ``lib.err``) 
 """
 
 import os
-import pwd
 import re
 
-from attack_tools import private_folder, sticky_folder, user_py
+from attack_tools import sticky_folder, two_node_dag, user_py, victim_file
 from conftest import wait_for
 
 SECRET = "alice's own words\n"
-
-
-def _own(path, user):
-    entry = pwd.getpwnam(user)
-    os.chown(path, entry.pw_uid, entry.pw_gid)
-
-
-def _dag(folder, user):
-    """A two-node DAG d.dag in ``folder`` (``user``'s) whose nodes append their names to
-    ``order``."""
-    script = os.path.join(folder, "node.sh")
-    with open(script, "w") as fh:
-        fh.write(f"#!/bin/sh\necho $1 >> {folder}/order\n")
-    os.chmod(script, 0o755)
-    with open(os.path.join(folder, "n.sub"), "w") as fh:
-        fh.write(f"executable = {script}\narguments = $(name)\nqueue\n")
-    with open(os.path.join(folder, "d.dag"), "w") as fh:
-        fh.write("JOB A n.sub\nVARS A name=\"A\"\nJOB B n.sub\nVARS B name=\"B\"\nPARENT A CHILD B\n")
-    for name in ("node.sh", "n.sub", "d.dag"):
-        _own(os.path.join(folder, name), user)
-
-
-def _victim(workdir, user):
-    """A file only ``user`` may reach, which a planted link names."""
-    path = os.path.join(private_folder(workdir, "victim", user), "secret")
-    with open(path, "w") as fh:
-        fh.write(SECRET)
-    _own(path, user)
-    return path
 
 
 def _plant(cell, user, folder, names, target):
@@ -80,8 +50,8 @@ def test_a_planted_dagman_out_link_sends_dagman_s_lines_to_lib_err(cell, workdir
     after one line saying the DAGMan log could not be opened and why."""
     alice, bob = users[0], users[1]
     shared = sticky_folder(workdir)
-    _dag(shared, alice)
-    secret = _victim(workdir, alice)
+    two_node_dag(shared, alice)
+    secret = victim_file(workdir, alice, SECRET)
     _plant(cell, bob, shared, ["d.dag.dagman.out"], secret)
     code = _submit_and_wait(cell, shared, alice)
     assert code == 0
@@ -103,8 +73,8 @@ def test_a_planted_nodes_log_link_ends_the_dag_saying_so_in_dagman_s_words(cell,
     the exit status the DAGMan log ends with is condor_history's ExitCode."""
     alice, bob = users[0], users[1]
     shared = sticky_folder(workdir)
-    _dag(shared, alice)
-    secret = _victim(workdir, alice)
+    two_node_dag(shared, alice)
+    secret = victim_file(workdir, alice, SECRET)
     _plant(cell, bob, shared, ["d.dag.nodes.log"], secret)
     code = _submit_and_wait(cell, shared, alice)
     assert code == 1
@@ -125,8 +95,8 @@ def test_both_planted_links_leave_the_whole_story_in_lib_err(cell, workdir, user
     condor_history's ExitCode."""
     alice, bob = users[0], users[1]
     shared = sticky_folder(workdir)
-    _dag(shared, alice)
-    secret = _victim(workdir, alice)
+    two_node_dag(shared, alice)
+    secret = victim_file(workdir, alice, SECRET)
     _plant(cell, bob, shared, ["d.dag.dagman.out", "d.dag.nodes.log"], secret)
     code = _submit_and_wait(cell, shared, alice)
     assert code == 1
