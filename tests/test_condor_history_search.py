@@ -10,7 +10,7 @@ import time
 import pytest
 
 from condortools import history, submit, wait_status
-from conftest import wait_for
+from conftest import unanswered, wait_for
 
 USAGE_HEAD = "Usage: condor_history [options]\n"
 HEADING = " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n"
@@ -349,7 +349,7 @@ def test_a_daemon_killed_during_a_bulk_removal_leaves_every_ad_in_the_history_on
     cluster = submit(cell, "executable = /bin/true\nhold = true\nqueue 600\n", cwd=str(tmp_path))
     wanted = {(jid, 0) for jid in jobs} | {(cluster, proc) for proc in range(600)}
     listed = lambda: len(cell.run("condor_q", "-af", "ClusterId").stdout.split())     # noqa: E731
-    wait_for(lambda: listed() == 640)
+    wait_for(lambda: listed() == 640 and not unanswered(cell.root))   # (not a submission's answer)
     cell.stop_daemon()
     cell.run("gridtools", "daemon", "start", env={"GRIDTOOLS_CRASH_AT": crash_at}, check=True)
     pid = daemon_pid(cell)

@@ -182,6 +182,10 @@ def test_the_id_of_a_job_a_killed_daemon_stored_is_not_handed_out_again(cell, wo
 # ---------------------------------------------------------------- crashes
 
 def _crashing_daemon(cell, phase):
+    """Restart the daemon armed to crash at the first crash point of ``phase``. The
+    submissions are answered first: qstat shows jobs not taken in yet, and a new daemon
+    answering those would crash before the request under test is answered."""
+    wait_for(lambda: not unanswered(cell.root))
     cell.stop_daemon()
     cell.run("gridtools", "daemon", "start", env={"GRIDTOOLS_CRASH_AT": f"{phase}:1"}, check=True)
     return daemon_pid(cell)
