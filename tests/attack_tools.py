@@ -7,6 +7,7 @@ against the cell's root daemon; the helpers here only make the tests short.
 import json
 import os
 import pwd
+import re
 import signal
 import textwrap
 
@@ -226,6 +227,22 @@ def two_node_dag(folder, user):
         fh.write("JOB A n.sub\nVARS A name=\"A\"\nJOB B n.sub\nVARS B name=\"B\"\nPARENT A CHILD B\n")
     for name in ("node.sh", "n.sub", "d.dag"):
         give_to(os.path.join(folder, name), user)
+
+
+def run_dag(cell, folder, user, *options):
+    """Submit d.dag in ``folder`` as ``user`` (root when None) with condor_submit_dag's
+    ``options`` and wait for its DAGMan job in condor_history; its ExitCode."""
+    proc = cell.run("condor_submit_dag", *options, "d.dag", cwd=folder, user=user)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    manager = int(re.search(r"submitted to cluster (\d+)\.", proc.stdout).group(1))
+    shown = []
+
+    def ended():
+        shown[:] = cell.run("condor_history", str(manager), "-af", "ClusterId", "ExitCode").stdout.split()
+        return shown
+    wait_for(ended, timeout=90, interval=0.2)
+    assert shown[0] == str(manager), shown
+    return int(shown[1])
 
 
 def victim_file(workdir, user, words):

@@ -14,13 +14,11 @@ followed.
 
 import os
 import pwd
-import re
 import stat
 
 import pytest
 
-from attack_tools import give_to, private_folder, sticky_folder, two_node_dag, user_py, victim_file
-from conftest import wait_for
+from attack_tools import give_to, private_folder, run_dag, sticky_folder, two_node_dag, user_py, victim_file
 
 SECRET = "the victim's own words\n"
 BOB = "bob's words\n"
@@ -35,22 +33,6 @@ def _plant(cell, bob, path, kind, target):
                     f"os.fchmod(fd, 0o666); os.write(fd, {BOB.encode()!r})",
             "fifo": f"import os; os.mkfifo({path!r}); os.chmod({path!r}, 0o666)"}[kind]
     user_py(cell, bob, code, check=True)
-
-
-def _submit_and_wait(cell, folder, user, *options):
-    """Submit d.dag as ``user`` (root when None) and wait for its DAGMan job in
-    condor_history; its ExitCode."""
-    proc = cell.run("condor_submit_dag", *options, "d.dag", cwd=folder, user=user)
-    assert proc.returncode == 0, proc.stderr + proc.stdout
-    manager = int(re.search(r"submitted to cluster (\d+)\.", proc.stdout).group(1))
-    shown = []
-
-    def ended():
-        shown[:] = cell.run("condor_history", str(manager), "-af", "ClusterId", "ExitCode").stdout.split()
-        return shown
-    wait_for(ended, timeout=90, interval=0.2)
-    assert shown[0] == str(manager), shown
-    return int(shown[1])
 
 
 def _read(path):
@@ -88,7 +70,7 @@ def test_planted_in_the_owners_own_folder_it_is_removed_and_said(cell, workdir, 
     two_node_dag(shared, alice)
     secret = victim_file(workdir, alice, SECRET)
     _plant(cell, bob, os.path.join(shared, "d.dag.dagman.out"), kind, secret)
-    assert _submit_and_wait(cell, shared, alice) == 0
+    assert run_dag(cell, shared, alice) == 0
     assert _read(os.path.join(shared, "order")) == "A\nB\n"
     assert _read(secret) == SECRET
     _check_fresh_log(os.path.join(shared, "d.dag.dagman.out"), alice, "d.dag.dagman.out")
@@ -104,7 +86,7 @@ def test_root_s_dag_removes_a_link_planted_in_a_shared_folder(cell, workdir, use
     two_node_dag(shared, None)
     secret = victim_file(workdir, None, SECRET)
     _plant(cell, bob, os.path.join(shared, "d.dag.dagman.out"), "link", secret)
-    assert _submit_and_wait(cell, shared, None) == 0
+    assert run_dag(cell, shared, None) == 0
     assert _read(os.path.join(shared, "order")) == "A\nB\n"
     assert _read(secret) == SECRET
     _check_fresh_log(os.path.join(shared, "d.dag.dagman.out"), None, "d.dag.dagman.out")
@@ -123,7 +105,7 @@ def test_planted_in_the_owners_outfile_dir_it_is_removed(cell, workdir, users):
     secret = victim_file(workdir, alice, SECRET)
     out = os.path.join(logs, "d.dag.dagman.out")
     _plant(cell, bob, out, "link", secret)
-    assert _submit_and_wait(cell, folder, alice, "-outfile_dir", logs) == 0
+    assert run_dag(cell, folder, alice, "-outfile_dir", logs) == 0
     assert _read(secret) == SECRET
     _check_fresh_log(out, alice, out)
 
@@ -139,7 +121,7 @@ def test_the_owners_own_log_is_appended_to_and_her_own_link_followed(cell, workd
     with open(out, "w") as fh:
         fh.write("an earlier run's lines\n")
     give_to(out, alice)
-    assert _submit_and_wait(cell, shared, alice) == 0
+    assert run_dag(cell, shared, alice) == 0
     said = _read(out)
     assert said.startswith("an earlier run's lines\n") and "EXITING WITH STATUS 0" in said
     assert "WARNING: removed" not in said
@@ -148,7 +130,7 @@ def test_the_owners_own_log_is_appended_to_and_her_own_link_followed(cell, workd
     kept = os.path.join(private_folder(workdir, "kept", alice), "mine.out")
     os.rename(out, kept)
     user_py(cell, alice, f"import os; os.symlink({kept!r}, {out!r})", check=True)
-    assert _submit_and_wait(cell, shared, alice) == 0
+    assert run_dag(cell, shared, alice) == 0
     assert os.path.islink(out)
     again = _read(kept)
     assert again.startswith(said) and again.count("(CONDOR_DAGMAN) STARTING UP") == 2

@@ -10,10 +10,8 @@ DAGMan's "Unable to monitor log file" error, in the DAGMan log (or ``lib.err``) 
 """
 
 import os
-import re
 
-from attack_tools import sticky_folder, two_node_dag, user_py, victim_file
-from conftest import wait_for
+from attack_tools import run_dag, sticky_folder, two_node_dag, user_py, victim_file
 
 SECRET = "alice's own words\n"
 
@@ -21,22 +19,6 @@ SECRET = "alice's own words\n"
 def _plant(cell, user, folder, names, target):
     for name in names:
         user_py(cell, user, f"import os; os.symlink({target!r}, {os.path.join(folder, name)!r})", check=True)
-
-
-def _submit_and_wait(cell, folder, user):
-    """Submit d.dag as ``user`` and wait for its DAGMan job in condor_history; its ExitCode."""
-    proc = cell.run("condor_submit_dag", "d.dag", cwd=folder, user=user)
-    assert proc.returncode == 0, proc.stderr + proc.stdout
-    manager = int(re.search(r"submitted to cluster (\d+)\.", proc.stdout).group(1))
-    shown = []
-
-    def ended():
-        out = cell.run("condor_history", str(manager), "-af", "ClusterId", "ExitCode").stdout.split()
-        shown[:] = out
-        return out
-    wait_for(ended, timeout=90, interval=0.2)
-    assert shown[0] == str(manager), shown
-    return int(shown[1])
 
 
 def _read(path):
@@ -53,7 +35,7 @@ def test_a_planted_dagman_out_link_sends_dagman_s_lines_to_lib_err(cell, workdir
     two_node_dag(shared, alice)
     secret = victim_file(workdir, alice, SECRET)
     _plant(cell, bob, shared, ["d.dag.dagman.out"], secret)
-    code = _submit_and_wait(cell, shared, alice)
+    code = run_dag(cell, shared, alice)
     assert code == 0
     assert _read(os.path.join(shared, "order")) == "A\nB\n"
     assert _read(secret) == SECRET
@@ -76,7 +58,7 @@ def test_a_planted_nodes_log_link_ends_the_dag_saying_so_in_dagman_s_words(cell,
     two_node_dag(shared, alice)
     secret = victim_file(workdir, alice, SECRET)
     _plant(cell, bob, shared, ["d.dag.nodes.log"], secret)
-    code = _submit_and_wait(cell, shared, alice)
+    code = run_dag(cell, shared, alice)
     assert code == 1
     assert not os.path.exists(os.path.join(shared, "order"))        # no node ran
     assert _read(secret) == SECRET
@@ -98,7 +80,7 @@ def test_both_planted_links_leave_the_whole_story_in_lib_err(cell, workdir, user
     two_node_dag(shared, alice)
     secret = victim_file(workdir, alice, SECRET)
     _plant(cell, bob, shared, ["d.dag.dagman.out", "d.dag.nodes.log"], secret)
-    code = _submit_and_wait(cell, shared, alice)
+    code = run_dag(cell, shared, alice)
     assert code == 1
     assert not os.path.exists(os.path.join(shared, "order"))
     assert _read(secret) == SECRET
