@@ -29,9 +29,11 @@ def test_jobs_with_the_same_signature_share_an_autocluster():
     ads = qautocluster.aggregate(jobs, list(qautocluster.REQUIRED), "AutoClusterId")
     assert [(ad.eval("AutoClusterId"), ad.eval("JobCount"), ad.eval("RequestMemory")) for ad in ads] == \
         [(1, 2, 100), (2, 1, 200)]
-    # the schedd's attributes and those their values refer to in the job (not Owner, not ClusterId)
+    # the schedd's attributes and those their values refer to in the job (not Owner, not
+    # ClusterId), and the ids of its jobs
     assert {name.lower() for name in ads[0]} == {"rank", "requirements", "requestmemory", "zone",
-                                                 "autoclusterid", "jobcount"}
+                                                 "autoclusterid", "jobcount", "jobids"}
+    assert [ad.eval("JobIds") for ad in ads] == ["1.0 2.0", "3.0"]
     by_owner = qautocluster.aggregate(jobs, ["Owner"], "Id")
     assert [(ad.eval("Id"), ad.eval("Owner"), ad.eval("JobCount")) for ad in by_owner] == [(1, "a", 2), (2, "b", 1)]
 

@@ -101,13 +101,15 @@ def q_table(mask, procs, ad_of, title, totals, cut, counted=None):
 def aggregate_table(mask, ads, ident, title, cut):
     """condor_q's text of a print-format file over autocluster or group ads (``SELECT
     FROM AUTOCLUSTER``, ``SELECT UNIQUE``, -autocluster, -group-by): ``title`` unless
-    NOTITLE, the heading unless NOHEADER and a row per ad (``cut`` to the display). No
-    standard totals are made of such ads: SUMMARY STANDARD leaves two empty lines. A
-    custom summary shows the counts condor_q makes of the ads themselves, as it counts
-    the ads it is sent when its schedd sends no summary ad (which it does not with
-    aggregates): each ad with a ProcId once, by its JobStatus and JobUniverse
-    (``aggregate_counts``), whatever its JobCount. The ads come in the order of their
-    ``ident`` (AutoClusterId or Id)."""
+    NOTITLE, the heading unless NOHEADER and a row per ad (``cut`` to the display).
+    The summaries count the ads themselves, as condor_q counts the ads it is sent when
+    its schedd sends no summary ad (which it does not with aggregates): each ad with a
+    ProcId once, by its JobStatus and JobUniverse (``aggregate_counts``), whatever its
+    JobCount. A custom summary shows those counts; SUMMARY STANDARD, of a file that
+    does not aggregate (given with -autocluster or -group-by), their totals line after
+    a blank line (``aggregate_totals``), and of one that aggregates, for which
+    condor_q sets up no standard summary, two empty lines. The ads come in the order
+    of their ``ident`` (AutoClusterId or Id)."""
     if mask.group_by:
         ads = grouped(mask, ads, ident)
     head, rows = mask.table(ads)
@@ -118,8 +120,22 @@ def aggregate_table(mask, ads, ident, title, cut):
         shown, values = sumy.table([summary_ad([("", aggregate_counts(ads))])])
         out += (shown if sumy.columns else "") + "\n" + values[0] + "\n"
     elif mask.summary:
-        out += "\n\n"
+        out += "\n" + (aggregate_totals(ads) if mask.aggregate is None else "") + "\n"
     return out
+
+
+def aggregate_totals(ads):
+    """The standard totals line condor_q makes of aggregate ads: of its summary ad of
+    their counts (``aggregate_counts``), the jobs and those of each status, the
+    scheduler universe's among them (``N jobs; N completed, ...``)."""
+    from gridtools.cli.condor import queue as Q, qviews
+    ad = summary_ad([("", aggregate_counts(ads))])
+
+    def both(name):
+        return ad.eval(name) + ad.eval("Scheduler" + name)
+    counts = {Q.COMPLETED: both("Completed"), Q.REMOVED: both("Removed"), Q.IDLE: both("Idle"),
+              Q.RUNNING: both("Running"), Q.HELD: both("Held"), Q.SUSPENDED: ad.eval("Suspended")}
+    return qviews.tally_text(both("Jobs"), counts)
 
 
 def unique_attrs(mask):

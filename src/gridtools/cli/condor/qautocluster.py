@@ -10,10 +10,11 @@ each job adds the attributes those refer to in its own ad (followed through
 the ad, and names defined nowhere), sorted ignoring case. The signature is
 ``Name = value`` of each (empty when the job has none); the jobs of one
 signature are one autocluster, numbered from 1 in the order of the jobs, and
-its ad has the attributes the signature defines, ``AutoClusterId`` and
-``JobCount``. The jobs are those of the queue not completed or removed,
-whoever owns them; ``-constraint``, ids and users select among the
-autocluster ads, as HTCondor's schedd tests its query on them.
+its ad has the attributes the signature defines, ``AutoClusterId``,
+``JobIds`` (``job_ids``) and ``JobCount``. The jobs are those of the queue
+not completed or removed, whoever owns them; ``-constraint``, ids and users
+select among the autocluster ads, as HTCondor's schedd tests its query on
+them.
 
 ``-group-by`` aggregates on the attributes of ``-af``, ``-format`` or
 ``-attributes`` instead (every job of the queue, ``-constraint`` testing the
@@ -156,9 +157,41 @@ def aggregate(jobs, names, id_attr):
             if text:
                 ad[name] = parse(text, old=True)
         ad[id_attr] = number
+        ad["JobIds"] = job_ids(members)
         ad["JobCount"] = len(members)
         found.append(ad)
     return found
+
+
+#: how many job ids condor_q asks its schedd to list in an aggregate ad (MaxReturnedJobIds)
+RETURNED_IDS = 2
+
+
+def job_ids(jobs, limit=RETURNED_IDS):
+    """``JobIds`` of an aggregate ad, as HTCondor's schedd writes it: the ids of its
+    jobs in order (by cluster, then proc), ``cluster.proc`` apart by spaces, the
+    first and the last always, those between them only while ``limit`` leaves room
+    for them (``...`` for the rest): "1.0", "1.0 1.1", "1.0 ... 1.4"."""
+    ids = sorted({(job.eval("ClusterId"), job.eval("ProcId")) for job in jobs},
+                 key=lambda pair: tuple(v if type(v) is int else -1 for v in pair))
+    shown = [ids[0]] if ids else []
+    room = limit - 2
+    for pair in ids[1:-1]:
+        room -= 1
+        if room < 0:
+            shown.append("...")
+            break
+        shown.append(pair)
+    if len(ids) > 1:
+        shown.append(ids[-1])
+    return " ".join(item if isinstance(item, str) else _id_text(*item) for item in shown)
+
+
+def _id_text(cluster, proc):
+    """A job id as HTCondor's schedd writes one (a cluster's own ad: ``0CLUSTER.-1``)."""
+    if proc == -1:
+        return f"0{cluster}.-1"
+    return f"{cluster}.{proc}"
 
 
 def _cell(value, width, fmt, missing="??"):
