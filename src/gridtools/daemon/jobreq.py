@@ -258,20 +258,25 @@ def hold(state, dispatcher, req, now):
             done.append(outcome(target, denied=True))
             continue
         setting = on or job.id in before            # (as the first time: see answered_before)
-        if job.id not in before:
-            job.mods += 1                           # (a modification, changed or not, as Grid Engine counts)
+        named = select_tasks(job, target["tasks"]) if target.get("tasks") else None
+        if job.id not in before and named != []:
+            # (a modification, changed or not, as Grid Engine counts: of the job, or of a
+            # task it has, finished ones too; a list of tasks it does not have is none)
+            job.mods += 1
         if not target.get("tasks") and not job.is_array:
             done.append((job.id, _whole_changed(job, letters, setting)))
         else:
             done.append(outcome(target, array=job.is_array,
-                                changed=_hold_concerns(job, target.get("tasks"), letters, setting)))
+                                changed=_hold_concerns(job, target.get("tasks"), letters, setting, on)))
         limited = []
         if not target.get("tasks") and not condorjob.is_condor(job):
             batch.add(job)
-        elif target.get("tasks"):
-            for number in select_tasks(job, target["tasks"]):
-                if job.state_of(number) is not TaskState.FINISHED:     # (a running task's hold
-                    _hold(state, job, number, letters, on, requester, limit, limited)  # keeps it from starting again)
+        elif named is not None:
+            left = [number for number in named if job.state_of(number) is not TaskState.FINISHED]
+            for number in left:         # (a running task's hold keeps it from starting again)
+                _hold(state, job, number, letters, on, requester, limit, limited)
+            if named and not left and job.id not in before:
+                state.touch(job)        # (only finished tasks: the count of modifications changed)
         else:
             _hold(state, job, None, letters, on, requester, limit, limited)
         if limited:
@@ -303,13 +308,22 @@ def _left_held(entry, limited):
     return job_id, dict(what, changed=rows.ranges(changed), refused=sorted(limited))
 
 
-def _hold_concerns(job, tasks, letters, on):
+def _hold_concerns(job, tasks, letters, on, hold_on=None):
     """Task numbers a hold change concerns, as Grid Engine reports them: running tasks,
-    and pending ones when setting a hold or when they hold one of the letters."""
+    and pending ones when setting a hold or when they hold one of the letters.
+
+    A task that finished (or was deleted) while others of the job remain is one Grid
+    Engine's master has forgotten but still counts as the job's: when a hold is set on
+    it by number (``tasks``; ``hold_on``, the request's own direction, which ``on`` may
+    not be when a request is answered again) it is reported as changed, though nothing
+    changes and it stays finished; a release of it has no hold to lift and says nothing.
+    A hold of the whole job does not reach it."""
     found = []
+    finished_too = bool(tasks) and (on if hold_on is None else hold_on)
     for number in select_tasks(job, tasks):
         st = job.state_of(number)
-        if st is TaskState.RUNNING or (st in _WAITING and (on or set(job.holds_of(number)) & set(letters))):
+        if st is TaskState.RUNNING or (st in _WAITING and (on or set(job.holds_of(number)) & set(letters))) \
+                or (finished_too and st is TaskState.FINISHED):
             found.append(number)
     return found
 

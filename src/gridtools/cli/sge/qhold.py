@@ -10,6 +10,12 @@ answer that is not a success, in the order the answers are printed (0 when all
 are): 3 for a job that does not exist, 18 for another user's job, 4 for a list
 of several tasks of a job that is no array. Tasks a job does not have are passed
 over without a word.
+
+An array task named by number that already finished (while the job has others
+left) is still one of the job's, as Grid Engine's master counts it: qhold answers
+"modified hold of job-array task J.T" for it (exit status 0) though nothing
+changes and the task stays finished, and qrls passes it over without a word (it
+has no hold to release). A hold of the whole job concerns only its tasks left.
 """
 
 from gridtools.cli import ask
@@ -117,9 +123,11 @@ def _screen(user, items):
     own) of the job words; a target of another user's job is marked ``denied``.
 
     A target's task list is the qmaster's to filter: the tasks of it that the job does
-    not have are passed over without a word (a target that names none of the job's tasks
-    is not sent at all), but a list of more than one task for a job that is no array is
-    refused as a whole."""
+    not have are passed over without a word, but a list of more than one task for a job
+    that is no array is refused as a whole (one that does not name its task 1 is not
+    sent at all). An array job's task list is sent as it is, even when it names no task
+    the status shows: the daemon knows the job's whole range, finished tasks included
+    (a hold set on one of those is answered as a change, as Grid Engine answers it)."""
     order = []
     targets = []
     if items:
@@ -146,10 +154,11 @@ def _screen(user, items):
                     and _count(target["tasks"]) > 1:
                 order[at] = (None, (f"{target['id']} is not a job array", NOT_AN_ARRAY))
                 continue
-            target, problem = jobsel.narrow(snap, target)
-            if problem:                 # (none of the job's tasks)
-                order[at] = (None, None)
-                continue
+            if not (job or {}).get("array"):
+                target, problem = jobsel.narrow(snap, target)
+                if problem:             # (not the job's one task)
+                    order[at] = (None, None)
+                    continue
             sent.append(target)
             order[at] = (target, None)
         kept.append(target)
