@@ -8,9 +8,10 @@ monitor as a script would: the header and the fields in Grid Engine's order,
 each followed by the delimiter; -n, -d, -f, -x, -t; -u, which decays the usage
 (cpu, mem, io and the combined usage alike) to the time of printing and stamps
 each user's usage with that time, and adds or drops no node; options read as
-getopt(3) reads them; the record delimiter printed as soon as a collection
-ends; -o opened anew for each collection (-m w keeps the latest one) and never
-through a link another user planted.
+getopt(3) reads them, a bad one exiting 1; -c 0 and a name -f does not know;
+the record delimiter printed as soon as a collection ends; -o opened anew for
+each collection (-m w keeps the latest one) and never through a link another
+user planted.
 """
 
 import os
@@ -191,7 +192,17 @@ def test_options_are_read_as_getopt_reads_them(ready):
     proc = ready.run("sge_share_mon", "-c1", "-fnode_name", "--", "/", "-x", timeout=10)
     assert (proc.returncode, proc.stdout) == (0, "/\t\n")
     bad = ready.run("sge_share_mon", "-c", "1", "-z", timeout=10)
-    assert bad.returncode == 2 and bad.stderr.startswith('sge_share_mon: invalid option "-z"\n')
+    assert (bad.returncode, bad.stdout) == (1, "")
+    assert bad.stderr.startswith("sge_share_mon: invalid option -- 'z'\nusage: sge_share_mon [-")
+
+
+def test_count_0_prints_nothing_and_a_field_it_does_not_know_is_passed_over(ready):
+    """As Grid Engine's monitor: -c 0 prints no collection (and no header), and -f
+    passes over a name that is no field."""
+    proc = ready.run("sge_share_mon", "-c", "0", "-h", timeout=10)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    proc = ready.run("sge_share_mon", "-c", "1", "-x", "-f", "nosuch,node_name", timeout=10)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "/gtalice\t\n/default/gtbob\t\n", "")
 
 
 def test_a_collection_ends_with_the_record_delimiter_at_once(ready):

@@ -185,8 +185,10 @@ def test_share_monitor_and_clearusage(shared, workdir):
     cell.run("qconf", "-clearusage", check=True)
     cell.run("qmod", "-e", "all.q", check=True)            # any change makes a new pass
     wait_for(lambda: float(share_rows(cell, "-u")["/gtalice"]["cpu"]) == 0.0, timeout=10)
+    # a name that is no field is passed over, as 8.1.9's monitor passes it over: with no
+    # field left, each node prints nothing, not even its line's end
     bad = cell.run("sge_share_mon", "-c", "1", "-f", "nosuchfield")
-    assert bad.returncode == 2 and bad.stderr.startswith("sge_share_mon: unknown field")
+    assert (bad.returncode, bad.stdout, bad.stderr) == (0, "", "")
 
 
 def test_without_a_share_tree_the_monitor_says_so(cell):

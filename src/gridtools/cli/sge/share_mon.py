@@ -2,49 +2,88 @@
 
 Each collection prints one record per node (rows of the published status's
 ``share_tree``), as Grid Engine's monitor does: the fields below, in this
-order unless ``-f`` picks others, each followed by the delimiter (``-d``,
-a tab), each node ending with ``-l`` (a newline); every collection but the
-last is followed at once by ``-r`` (a newline). ``-n`` prints
-``name=value``; ``-h`` prints the field names once, before the first
-collection, followed by ``-l`` and ``-r``. level% and total% are fractions
-(0 to 1). usage_time is when a user's usage was last brought up to date (0
-on nodes that are no user). usage, cpu, mem and io are the decayed usage as
-of the last pass; ``-u`` decays them on to now with sched_conf's halftime
-(not halflife_decay_list), and a user's usage_time is then now, as Grid
-Engine's monitor brings each user's usage up to date before it prints it.
-ltcpu, ltmem and ltio are the long-term usage. ``-x`` prints leaf nodes
-only, ``-t`` times as ctime(3) text; node names print only those nodes;
-``-c`` collections ``-i`` seconds apart (default: forever, every 15
-seconds). ``-o`` opens its file anew for each collection, with ``-m``'s
-mode (``a``; with ``w`` the file holds the latest collection), as
-``ownfiles.open_text`` opens a file where others may write. Options are
-read as getopt(3) reads them: grouped (``-xn``), a value joined to its
-letter (``-c1``), and before or after the node names (until ``--``).
+order unless ``-f`` picks others (a name it does not know is passed over, as
+Grid Engine's monitor passes it over; a node with no field to print prints
+nothing, not even ``-l``), each followed by the delimiter (``-d``, a tab),
+each node ending with ``-l`` (a newline); every collection but the last is
+followed at once by ``-r`` (a newline). ``-n`` prints ``name=value``; ``-h``
+prints the field names once, before the first collection, followed by ``-l``
+and ``-r``. level% and total% are fractions (0 to 1). usage_time is, on a
+user's node, the time the usage shown was brought up to date: the last pass,
+which decays every user's usage and stamps it, as Grid Engine's scheduler
+does on each pass (0 on nodes that are no user, and for a user who never
+used anything). usage, cpu, mem and io are the decayed usage as of the last
+pass; ``-u`` decays them on to now with sched_conf's halftime (not
+halflife_decay_list), and a user's usage_time is then now, as Grid Engine's
+monitor brings each user's usage up to date before it prints it. ltcpu,
+ltmem and ltio are the long-term usage. ``-x`` prints leaf nodes only,
+``-t`` times as ctime(3) text; node names print only those nodes.
+
+``-c`` collections ``-i`` seconds apart (default: forever, every 15 seconds),
+each number read as sscanf(3) reads an int (leading blanks and a sign, then
+digits; what follows them is passed over), as Grid Engine's monitor reads
+them: ``-c -1`` prints forever, ``-c 0`` (or below -1) prints nothing; ``-i``
+may also hold a fraction, ``-i 0`` does not wait, and a negative interval
+waits as long as the C library's sleep(3) waits for it (turned unsigned).
+``-o`` opens its file anew for each collection with ``-m``'s fopen(3) mode
+(``a``; ``w``: the file holds the latest collection; ``r``: nothing can be
+written; a mode fopen refuses: Invalid argument), as ``ownfiles.open_own``
+opens a file where others may write; ``-m`` is not looked at without ``-o``.
+
+Options are read as getopt(3) reads them: grouped (``-xn``), a value joined
+to its letter (``-c1``), and before or after the node names (until ``--``;
+with POSIXLY_CORRECT set, until the first name). Each bad option (an unknown
+letter, a missing value, a count or interval that is no number) is said on
+standard error as it is met, then the usage, and the command exits 1, as
+Grid Engine's monitor does; ``-help`` is ``-h -e -l p`` there, so an unknown
+``-e``.
 """
 
-import getopt
+import errno
+import os
+import re
 import sys
 import time
 
-from gridtools.errors import UsageError
+from gridtools.errors import UsageError, lines
 
 FIELDS = ("curr_time", "usage_time", "node_name", "user_name", "project_name", "shares",
           "job_count", "level%", "total%", "long_target_share", "short_target_share",
           "actual_share", "usage", "cpu", "mem", "io", "ltcpu", "ltmem", "ltio")
-USAGE = ("usage: sge_share_mon [-c count] [-d delimiter] [-f field,field...] [-h] [-i interval]\n"
-         "                     [-l delimiter] [-m output_mode] [-n] [-o output_file] [-r delimiter]\n"
-         "                     [-s string_format] [-t] [-u] [-x] [node_names ...]\n")
-_VALUED = {"-c": "count", "-d": "delim", "-f": "fields", "-i": "interval", "-l": "node_delim",
-           "-m": "mode", "-o": "output", "-r": "record_delim", "-s": "string_format"}
-_FLAGS = {"-h": "header", "-n": "names", "-t": "ctime", "-u": "decayed", "-x": "leaves"}
-#: the options as getopt(3) is given them (a colon: the letter takes a value)
-_GETOPT = "".join(k[1] + ":" for k in _VALUED) + "".join(k[1] for k in _FLAGS)
+USAGE = ("usage: sge_share_mon [-cdfhilmnorstux] [node_names ...]\n"
+         "\n"
+         "   -c count          collections to print (default: no end; -1 too)\n"
+         "   -d delimiter      what follows each field (default: a tab)\n"
+         "   -f field[,field]  the fields to print, in this order\n"
+         "   -h                print the field names first\n"
+         "   -i interval       seconds between collections (default: 15)\n"
+         "   -l delimiter      what ends each node (default: a newline)\n"
+         "   -m output_mode    fopen(3) mode of the output file (default: a)\n"
+         "   -n                print each field as name=value\n"
+         "   -o output_file    print to this file\n"
+         "   -r delimiter      what follows each collection (default: a newline)\n"
+         "   -s string_format  printf format of names and times (default: %s)\n"
+         "   -t                print times as ctime(3) text\n"
+         "   -u                decay the usage on to the time of printing\n"
+         "   -x                print leaf nodes only\n"
+         "\n")
+#: letters that take a value, and the option each sets
+_VALUED = {"c": "count", "d": "delim", "f": "fields", "i": "interval", "l": "node_delim",
+           "m": "mode", "o": "output", "r": "record_delim", "s": "string_format"}
+#: letters that take none
+_FLAGS = {"h": "header", "n": "names", "t": "ctime", "u": "decayed", "x": "leaves"}
+#: an int as sscanf(3) "%d" finds it at the start of a value (blanks, a sign, digits)
+_INT = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
+#: an interval: such an int, or one with a fraction
+_SECONDS = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+(?:\.[0-9]*)?)")
+#: how far sleep(3) waits for a negative interval (an unsigned int)
+_UNSIGNED = 2 ** 32
 
 
 class Options:
-    count = None
+    count = None                        # collections to print (None: no end)
     delim = "\t"
-    fields = FIELDS
+    fields = FIELDS                     # the known fields -f names, in its order
     interval = 15.0
     node_delim = "\n"
     mode = "a"
@@ -55,51 +94,82 @@ class Options:
     nodes = ()                          # node names to print (all when empty)
 
 
-def parse_args(argv):
+def parse_args(argv, prog="sge_share_mon"):
     """The options, read as Grid Engine's monitor reads them with getopt(3): the
     letters may be grouped and a value joined to its letter, and options may follow
-    the node names (up to ``--``)."""
+    the node names (up to ``--``). UsageError saying every bad option, one a line,
+    in the order they were met."""
     opts = Options()
-    words = list(argv)
-    if "-help" in words[:words.index("--") if "--" in words else len(words)]:
-        sys.stdout.write(USAGE)
-        raise SystemExit(0)
-    try:
-        pairs, opts.nodes = getopt.gnu_getopt(words, _GETOPT)
-    except getopt.GetoptError as exc:
-        if "requires argument" in exc.msg:
-            raise UsageError(f"option -{exc.opt} needs an argument") from None
-        raise UsageError(f'invalid option "-{exc.opt}"') from None
-    for word, value in pairs:
-        if word in _FLAGS:
-            setattr(opts, _FLAGS[word], True)
+    complaints = []
+    found, opts.nodes = _getopt(list(argv), prog)
+    for letter, value in found:
+        if letter is None:
+            complaints.append(value)
+        elif letter in _FLAGS:
+            setattr(opts, _FLAGS[letter], True)
         else:
-            _set(opts, _VALUED[word], value, word)
-    opts.nodes = tuple(opts.nodes)
+            complaints.append(_set(opts, _VALUED[letter], value))
+    complaints = [c for c in complaints if c]
+    if complaints:
+        raise UsageError(lines(*complaints))
     return opts
 
 
-def _set(opts, name, value, word):
+def _getopt(words, prog):
+    """([(option letter, value)], node names) as getopt(3) of the GNU C library reads
+    ``words``: the names are gathered from among the options unless POSIXLY_CORRECT is
+    set; an unknown letter or a missing value is (None, what getopt says of it), in its
+    place among the options."""
+    pairs, names = [], []
+    in_order = "POSIXLY_CORRECT" in os.environ
+    at = 0
+    while at < len(words):
+        word = words[at]
+        at += 1
+        if word == "--":
+            names += words[at:]
+            break
+        if not word.startswith("-") or word == "-":
+            if in_order:
+                names += words[at - 1:]
+                break
+            names.append(word)
+            continue
+        for place, letter in enumerate(word[1:], 2):
+            if letter in _FLAGS:
+                pairs.append((letter, None))
+            elif letter not in _VALUED:
+                pairs.append((None, f"{prog}: invalid option -- '{letter}'"))
+            elif place < len(word):
+                pairs.append((letter, word[place:]))
+                break
+            elif at < len(words):
+                pairs.append((letter, words[at]))
+                at += 1
+            else:
+                pairs.append((None, f"{prog}: option requires an argument -- '{letter}'"))
+    return pairs, tuple(names)
+
+
+def _set(opts, name, value):
+    """Set option ``name`` from ``value``; what is wrong with it, or None."""
     if name == "count":
-        if not value.isdigit() or int(value) < 1:
-            raise UsageError(f'invalid count "{value}" for {word}')
-        value = int(value)
+        found = _INT.match(value)
+        if not found:
+            return f'"{value[:100]}" is not a valid count'
+        count = int(found.group(1))
+        value = None if count == -1 else max(count, 0)
     elif name == "interval":
-        try:
-            value = float(value)
-        except ValueError:
-            raise UsageError(f'invalid interval "{value}" for {word}') from None
-        if value <= 0:
-            raise UsageError(f'invalid interval "{value}" for {word}')
+        found = _SECONDS.match(value)
+        if not found:
+            return f'"{value[:100]}" is not a valid interval'
+        value = float(found.group(1))
+        if value < 0:
+            value = float(int(value) % _UNSIGNED)
     elif name == "fields":
-        value = tuple(f.strip() for f in value.split(",") if f.strip())
-        unknown = [f for f in value if f not in FIELDS]
-        if unknown or not value:
-            raise UsageError(f'unknown field "{unknown[0] if unknown else value}"; fields are '
-                             + ", ".join(FIELDS))
-    elif name == "mode" and value not in ("w", "a"):
-        raise UsageError(f'invalid output mode "{value}" (w or a)')
+        value = tuple(f for f in value.split(",") if f in FIELDS)
     setattr(opts, name, value)
+    return None
 
 
 def _time(opts, when):
@@ -109,16 +179,17 @@ def _time(opts, when):
     return str(int(when))
 
 
-def _values(row, now, factor, opts):
-    """The fields of ``row``; with -u its usage decayed on by ``factor`` and, on a user's
-    node whose usage was ever brought up to date, usage_time ``now``: Grid Engine's monitor
-    decays each user's usage to the time of printing and stamps it with that time."""
+def _values(row, now, since, factor, opts):
+    """The fields of ``row`` from the pass at ``since``; on a user's node whose usage was
+    ever brought up to date, usage_time is when it last was: ``since``, as Grid Engine's
+    scheduler decays and stamps each user's usage on every pass, and with -u ``now``, as
+    its monitor decays it (by ``factor``) to the time of printing and stamps it so."""
     text = {"node_name": row["path"], "user_name": row.get("user") or "",
             "project_name": row.get("project") or ""}
     values = {k: _format(opts.string_format, v) for k, v in text.items()}
     stamp = row.get("usage_time") or 0
-    if opts.decayed and stamp:
-        stamp = now
+    if stamp:
+        stamp = now if opts.decayed else since
     values.update({
         "curr_time": _time(opts, now), "usage_time": _time(opts, stamp),
         "shares": str(row["shares"]), "job_count": str(row["job_count"]),
@@ -168,28 +239,32 @@ def header(opts):
 
 
 def collection(snap, opts, now):
-    """The text of one collection from a published status snapshot."""
+    """The text of one collection from a published status snapshot: a line for each
+    node, none for a node when there is no field to print."""
     rows = snap.get("share_tree") or []
     if opts.leaves:
         rows = [r for r in rows if _is_leaf(snap.get("share_tree"), r)]
     if opts.nodes:
         rows = [r for r in rows if r["path"] in opts.nodes]
+    if not opts.fields:
+        return ""
     factor = _factor(snap, now, opts)
-    lines = []
+    since = float(snap.get("time") or now)
+    records = []
     for row in rows:
-        values = _values(row, now, factor, opts)
-        lines.append("".join((f"{f}={values[f]}" if opts.names else values[f]) + opts.delim
+        values = _values(row, now, since, factor, opts)
+        records.append("".join((f"{f}={values[f]}" if opts.names else values[f]) + opts.delim
                              for f in opts.fields) + opts.node_delim)
-    return "".join(lines)
+    return "".join(records)
 
 
 def main(argv, prog="sge_share_mon"):
-    from gridtools.cli.sge import qstatus
     try:
-        opts = parse_args(argv)
+        opts = parse_args(argv, prog)
     except UsageError as exc:
-        sys.stderr.write(f"{prog}: {exc}\n{USAGE}")
-        return 2
+        sys.stderr.write(f"{exc}\n{USAGE}")
+        return 1
+    from gridtools.cli.sge import qstatus
     done = 0
     while opts.count is None or done < opts.count:
         snap = qstatus.load()
@@ -210,19 +285,50 @@ def main(argv, prog="sge_share_mon"):
 def _put(text, opts):
     """Print one collection (the record delimiter after it when another follows, as Grid
     Engine's monitor prints it at once): to standard output, or to -o's file, opened for
-    each collection with -m's mode as Grid Engine's monitor opens it, and as
-    ``ownfiles.open_text`` opens a file where others may write (a link or a file another
+    each collection with -m's fopen(3) mode as Grid Engine's monitor opens it, and as
+    ``ownfiles.open_own`` opens a file where others may write (a link or a file another
     user left at its name is not written through). False, said as Grid Engine's monitor
-    says it, when the file cannot be opened."""
+    says it, when the file cannot be opened or written."""
     if not opts.output:
         sys.stdout.write(text)
         sys.stdout.flush()
         return True
-    from gridtools.ownfiles import open_text
+    from gridtools.ownfiles import open_own
     try:
-        with open_text(opts.output, opts.mode, 0o666) as out:
-            out.write(text)
+        flags = _open_flags(opts.mode)
+        if flags is None:
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+        fd = open_own(opts.output, flags, 0o666)
     except OSError as exc:
         sys.stderr.write(f"can't open file {opts.output}: {exc.strerror or exc}\n")
         return False
+    try:
+        _write_all(fd, text.encode("utf-8", "surrogateescape"))
+    except OSError:
+        sys.stderr.write("write failed\n")
+        return False
+    finally:
+        os.close(fd)
     return True
+
+
+def _open_flags(mode):
+    """The open(2) flags of fopen(3) ``mode`` as the GNU C library reads it: r, w or a,
+    then among the next six letters + (read and write) and x (the file must be new),
+    the others passed over; None for a mode it refuses (EINVAL)."""
+    first = {"r": os.O_RDONLY, "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+             "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND}
+    if not mode or mode[0] not in first:
+        return None
+    flags = first[mode[0]]
+    for letter in mode[1:7]:
+        if letter == "+":
+            flags = (flags & ~os.O_ACCMODE) | os.O_RDWR
+        elif letter == "x":
+            flags |= os.O_EXCL
+    return flags
+
+
+def _write_all(fd, data):
+    while data:
+        data = data[os.write(fd, data):]
