@@ -53,12 +53,10 @@ def open_to_all(level):
     if any(name.upper().encode() in key for key in variables for name in names):
         return False
     lowered = _global_text()
-    if lowered is None or _uses_templates(lowered):
+    if lowered is None:
         return False
-    if lowered.isascii():
-        return not _named(lowered, names)
     settings = _global_settings(lowered)
-    return settings.isascii() and not any(name in settings for name in names)
+    return settings.isascii() and not _uses_templates(settings) and not any(name in settings for name in names)
 
 
 def _uses_templates(lowered):
@@ -74,25 +72,11 @@ def _uses_templates(lowered):
     return False
 
 
-def _named(lowered, words):
-    """True when a line of ``lowered`` (a configuration's text in lower case) that is not
-    blank or a comment holds one of ``words`` (each starting with a letter): what
-    looking for them in ``_global_settings`` finds, without splitting the text into
-    its lines (a word is mostly found, if at all, in a few comments)."""
-    for word in words:
-        at = lowered.find(word)
-        while at >= 0:
-            start = lowered.rfind("\n", 0, at) + 1
-            if not lowered.startswith("#", start) and not lowered[start:at].lstrip().startswith("#"):
-                return True
-            at = lowered.find(word, at + 1)
-    return False
-
-
 def _global_settings(lowered):
     """The lines of ``lowered``, the global configuration file's text in lower case
-    (``_global_text``), that are not blank or comments, joined. Made once for each
-    reading of the file's text."""
+    (``_global_text``), that are not blank or comments, each without its leading
+    blanks, joined: what the quick looks search (a fraction of the file, which is
+    mostly comments). Made once for each reading of the file's text."""
     if _SETTINGS and _SETTINGS[0] is lowered:
         return _SETTINGS[1]
     settings = "\n".join(_setting_lines(lowered))
@@ -157,14 +141,11 @@ def settable(names):
     lowered = _global_text()
     if lowered is None:
         return list(names)
-    settings = None if lowered.isascii() else _global_settings(lowered)
-
-    def named(words):
-        return _named(lowered, words) if settings is None else any(word in settings for word in words)
-    if named(("include", "local_config")) or _uses_templates(lowered):
+    settings = _global_settings(lowered)
+    if "include" in settings or "local_config" in settings or _uses_templates(settings):
         return list(names)
     return [name for name in names
-            if any(name.upper().encode() in key for key in variables) or named((name.lower(),))]
+            if any(name.upper().encode() in key for key in variables) or name.lower() in settings]
 
 
 def _setting_lines(text):
