@@ -66,7 +66,7 @@ def queue_jobs(count, array=False):
 def run(count, slots, profile=None, array=False, condor=False):
     from fakeexec import FakeExecution
     from gridtools.daemon.loop import Daemon
-    from gridtools.spool import requests
+    from gridtools.spool import inbox
     fake = FakeExecution()
     daemon = Daemon(execution=fake)
     daemon.open()
@@ -75,7 +75,7 @@ def run(count, slots, profile=None, array=False, condor=False):
             queue_condor(count)
         else:
             queue_jobs(count, array)
-        while requests.pending(limit=1):
+        while inbox.pending(limit=1):
             daemon.tick()
         profiler = None
         if profile:

@@ -27,12 +27,12 @@ def _run(cell, daemon, *argv):
 
 def _taken_in(daemon, jid):
     """Tick until the daemon took job ``jid`` in (its record) or refused it (None)."""
-    from gridtools.spool import requests
+    from gridtools.spool import inbox
     for _ in range(200):
         daemon.tick()
         if jid in daemon.state.jobs:
             return daemon.state.jobs[jid]
-        if not requests.pending():
+        if not inbox.pending():
             return None
     raise AssertionError(f"job {jid} was neither taken in nor refused")
 

@@ -51,7 +51,7 @@ def test_junk_in_the_shared_folders_goes_whatever_its_shape_and_times(cell, user
     hidden file in the requests' folder dated ten years ahead (it looked fresh for ever),
     and more id claims than any client holds. Each sweep goes, and so does the junk;
     bob's claim stays."""
-    from gridtools.spool import ids, junk, replies, requests
+    from gridtools.spool import ids, inbox, junk, replies
     monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
     alice, bob = users[0], users[1]
     user_py(cell, alice, f"""
@@ -72,7 +72,7 @@ def test_junk_in_the_shared_folders_goes_whatever_its_shape_and_times(cell, user
     user_py(cell, bob, f"open({_spool(cell, 'jobids', '8999999')!r}, 'w').close()", check=True)
     later = time.time() + 2 * 86400
     replies.sweep(later)
-    requests.sweep(later)
+    inbox.sweep(later)
     ids.sweep("job", time.time())
     assert not os.path.exists(_spool(cell, "requests", ".junk"))
     left = [n for n in os.listdir(_spool(cell, "jobids")) if n.isdigit() and int(n) >= 8999999]
@@ -224,7 +224,7 @@ def test_folders_in_the_way_of_hiding_planted_entries_wedge_nothing(cell, users,
 def test_an_entry_swapped_while_it_is_taken_leaves_the_daemons_folder(cell, users, monkeypatch):
     """The request file the daemon looked at is swapped for a folder of alice's before it
     is moved into taken/ (a race she may win): the folder does not stay there."""
-    from gridtools.spool import requests
+    from gridtools.spool import inbox
     monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
     cell.stop_daemon()                  # (the daemon takes itself, below)
     alice = users[0]
@@ -235,7 +235,7 @@ def test_an_entry_swapped_while_it_is_taken_leaves_the_daemons_folder(cell, user
         open(os.path.join(top, {name!r}), "w").close()
         os.makedirs(os.path.join(top, ".swap", "d"))
         """, check=True)
-    real_claim = requests.claim
+    real_claim = inbox.claim
 
     def swapped_then_claimed(which):          # (alice wins the race: a folder is there now)
         user_py(cell, alice, f"""
@@ -245,7 +245,7 @@ def test_an_entry_swapped_while_it_is_taken_leaves_the_daemons_folder(cell, user
             os.rename(os.path.join(top, ".swap"), os.path.join(top, {name!r}))
             """, check=True)
         return real_claim(which)
-    monkeypatch.setattr(requests, "claim", swapped_then_claimed)
-    req = requests.take(name)
+    monkeypatch.setattr(inbox, "claim", swapped_then_claimed)
+    req = inbox.take(name)
     assert req.kind == "invalid" and os.path.basename(req.path).startswith(f".planted.{name}.")
     assert not os.path.lexists(_spool(cell, "taken", name))

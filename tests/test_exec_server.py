@@ -140,7 +140,7 @@ def test_a_process_forked_during_a_flush_settles_its_own_records(ticking):
 
 
 def test_a_bulk_request_travels_as_json_and_reads_back_the_same(ticking):
-    from gridtools.spool import requests
+    from gridtools.spool import inbox, requests
     many = [{"id": n, "tasks": None} for n in range(1, requests.BULK + 2)]
     few = many[:3]
     folder = os.path.join(os.environ["GRIDTOOLS_ROOT"], "spool", "requests")
@@ -148,7 +148,7 @@ def test_a_bulk_request_travels_as_json_and_reads_back_the_same(ticking):
         name = requests.write("delete", {"targets": targets, "force": False})
         with open(os.path.join(folder, name), "rb") as fh:
             assert fh.read(1) == opening
-        req = requests.read(folder, name)
+        req = inbox.read(folder, name)
         assert req.kind == "delete" and req.body["targets"] == targets
         req.remove()
 

@@ -158,7 +158,7 @@ def test_a_job_that_never_fits_is_refused_and_lets_the_others_through(workdir, m
     from fakeexec import FakeExecution
     from gridtools.daemon import intake
     from gridtools.daemon.loop import Daemon
-    from gridtools.spool import requests
+    from gridtools.spool import inbox
     cell = make_cell(start=False)
     try:
         with small_spool(cell, 1024) as spool:
@@ -180,7 +180,7 @@ def test_a_job_that_never_fits_is_refused_and_lets_the_others_through(workdir, m
                 for _ in range(5):
                     daemon.tick()
                 assert small in daemon.state.jobs and big not in daemon.state.jobs
-                assert requests.pending() == []
+                assert inbox.pending() == []
                 messages = open(os.path.join(spool, "messages")).read()
                 assert f"job {big} of root refused: the job could not be stored: " in messages
                 os.unlink(filler)

@@ -437,16 +437,16 @@ def test_a_job_taken_in_while_qdel_looks_for_it_is_found(inproc, monkeypatch):
 def test_a_job_taken_in_while_qalter_w_v_looks_for_it_is_verified(inproc, monkeypatch):
     """The same moment for ``qalter -w v``: the job is verified, not "does not exist"."""
     from gridtools.cli.sge import qalter_verify
-    from gridtools.spool import requests
+    from gridtools.spool import inbox
     cell, start = inproc
     daemon = start()
     [jid] = send(cell, monkeypatch, 1)
-    real = requests.pending_submits
+    real = inbox.pending_submits
 
     def taken_in_meanwhile():
         daemon.tick()
         return real()
-    monkeypatch.setattr(requests, "pending_submits", taken_in_meanwhile)
+    monkeypatch.setattr(inbox, "pending_submits", taken_in_meanwhile)
     spec = qalter_verify._spec(jid, {}, {})
     assert spec is not None and spec["id"] == jid
     assert real() == []                             # it was taken in when it looked

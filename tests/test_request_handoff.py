@@ -59,7 +59,7 @@ def test_a_request_the_daemon_took_cannot_be_withdrawn_and_is_carried_out(inproc
     """The client gives up at the worst moment: the daemon has just read its bulk qrls.
     Its withdrawal fails (it would say "the daemon had taken the request in"), and the
     daemon carries the request out and answers it; the client reads that answer."""
-    from gridtools.spool import requests
+    from gridtools.spool import inbox, requests
     cell, start = inproc
     daemon = start()
     numbers = send(cell, monkeypatch, MANY)
@@ -67,14 +67,14 @@ def test_a_request_the_daemon_took_cannot_be_withdrawn_and_is_carried_out(inproc
     assert _holds(daemon, numbers) == {"u"}
     client = _client(cell, "qrls", "-u", "root")
     name = _request_of(cell, ".hold")
-    real_read, withdrawn = requests.read, []
+    real_read, withdrawn = inbox.read, []
 
     def read_then_withdrawn(folder, which, uid=None):
         req = real_read(folder, which, uid)
         if which == name:               # the client gives up right after the daemon read it
             withdrawn.append(requests.withdraw(which))
         return req
-    monkeypatch.setattr(requests, "read", read_then_withdrawn)
+    monkeypatch.setattr(inbox, "read", read_then_withdrawn)
     code, out, err = _answered(client, daemon)
     assert withdrawn == [False]
     assert (code, err) == (0, "")
@@ -86,20 +86,20 @@ def test_a_request_the_daemon_took_cannot_be_withdrawn_and_is_carried_out(inproc
 def test_a_request_withdrawn_before_the_daemon_took_it_is_never_carried_out(inproc, monkeypatch):
     """The converse: the client withdraws first (it says nothing was done); the daemon
     finds the request gone, skips it, and the jobs keep their holds."""
-    from gridtools.spool import replies, requests
+    from gridtools.spool import inbox, replies, requests
     cell, start = inproc
     daemon = start()
     numbers = send(cell, monkeypatch, MANY)
     daemon.tick()
     name = requests.write("hold", {"targets": [], "letters": "u", "on": False, "users": ["root"],
                                    "host": cell.host}, reply=True)
-    assert requests.pending() == [name]             # the daemon lists it ...
+    assert inbox.pending() == [name]             # the daemon lists it ...
     assert requests.withdraw(name) is True          # ... and its client takes it back
     daemon.tick()
     daemon.tick()
     assert _holds(daemon, numbers) == {"u"}
     assert replies.wait(name, timeout=0) is None    # nothing answered it
-    assert requests.pending() == [] and os.listdir(_folder(cell, "taken")) == []
+    assert inbox.pending() == [] and os.listdir(_folder(cell, "taken")) == []
     assert not os.path.exists(journal_path(cell))
 
 
@@ -109,7 +109,7 @@ def test_a_request_taken_by_a_daemon_killed_before_it_answered_is_done_once_and_
     replays the record, takes the request up again before anything queued after it,
     and the client gets the answer the first daemon would have given."""
     from gridtools.daemon import intake
-    from gridtools.spool import requests
+    from gridtools.spool import inbox, requests
     cell, start = inproc
     daemon = start()
     numbers = send(cell, monkeypatch, MANY)
@@ -127,12 +127,12 @@ def test_a_request_taken_by_a_daemon_killed_before_it_answered_is_done_once_and_
     first = "%020d-1.submit" % 1
     os.rename(os.path.join(_folder(cell, "requests"), queued), os.path.join(_folder(cell, "requests"), first))
     second = start()
-    assert requests.pending() == [name, first]
+    assert inbox.pending() == [name, first]
     code, out, err = _answered(client, second)
     assert (code, err) == (0, "")
     assert out.splitlines() == [f"modified hold of job {jid}" for jid in numbers]
     assert _holds(second, numbers) == {""} and later[0] in second.state.jobs
-    assert requests.names() == set()
+    assert inbox.names() == set()
     wait_for(lambda: second.tick() or not os.path.exists(journal_path(cell)))
     assert {cell.job_state(jid)["hold"] for jid in numbers} == {""}
 
@@ -140,16 +140,16 @@ def test_a_request_taken_by_a_daemon_killed_before_it_answered_is_done_once_and_
 def test_a_request_taken_but_not_read_when_the_daemon_was_killed_is_carried_out(inproc, monkeypatch):
     """Killed right after it took a qhold, before reading it: the next daemon applies it
     and answers; the sweep of the request folder leaves it alone meanwhile."""
-    from gridtools.spool import requests
+    from gridtools.spool import inbox
     cell, start = inproc
     daemon = start()
     [jid] = send(cell, monkeypatch, 1, hold=False)
     daemon.tick()
     client = _client(cell, "qhold", str(jid))
     name = _request_of(cell, ".hold")
-    assert requests.claim(name) is True
+    assert inbox.claim(name) is True
     _killed(daemon)
-    requests.sweep(now=os.stat(_folder(cell, "taken")).st_mtime + 10 * requests.STALE)
+    inbox.sweep(now=os.stat(_folder(cell, "taken")).st_mtime + 10 * inbox.STALE)
     assert os.listdir(_folder(cell, "taken")) == [name]
     second = start()
     code, out, err = _answered(client, second)
@@ -162,13 +162,13 @@ def test_a_submit_the_daemon_took_shows_until_the_status_does(inproc, monkeypatc
     """A query between the moment the daemon took a submit and the status that shows its
     job still sees the job (the caller's submits are read from both folders)."""
     from gridtools.cli import status
-    from gridtools.spool import requests
+    from gridtools.spool import inbox
     cell, start = inproc
     start()
     [jid] = send(cell, monkeypatch, 1)
-    [name] = requests.pending()
-    assert requests.claim(name) is True
-    assert [req.body["job"]["id"] for req in requests.pending_submits()] == [jid]
+    [name] = inbox.pending()
+    assert inbox.claim(name) is True
+    assert [req.body["job"]["id"] for req in inbox.pending_submits()] == [jid]
     assert status.load_listing() is None            # (the status alone would not show it)
     assert jid in status.load()["jobs"]
 
@@ -176,18 +176,18 @@ def test_a_submit_the_daemon_took_shows_until_the_status_does(inproc, monkeypatc
 def test_a_name_queued_again_beside_a_taken_request_waits_its_turn(inproc, monkeypatch):
     """Someone queues a request under the name of one the daemon took and has not
     answered: it neither replaces it nor is applied in its place."""
-    from gridtools.spool import requests
+    from gridtools.spool import inbox, requests
     cell, start = inproc
     daemon = start()
     [jid] = send(cell, monkeypatch, 1)
     daemon.tick()
     name = requests.write("hold", {"targets": [{"id": jid, "tasks": None}], "letters": "u",
                                    "on": False})
-    assert requests.claim(name) is True
+    assert inbox.claim(name) is True
     again = requests.write("hold", {"targets": [{"id": jid, "tasks": None}], "letters": "u",
                                     "on": True}, name=name)
-    assert again == name and requests.pending() == [name]
-    assert requests.take(name).body["on"] is False
+    assert again == name and inbox.pending() == [name]
+    assert inbox.take(name).body["on"] is False
 
 
 def test_a_request_named_as_if_it_were_older_does_not_go_first(inproc, monkeypatch):
@@ -195,13 +195,13 @@ def test_a_request_named_as_if_it_were_older_does_not_go_first(inproc, monkeypat
     taken no earlier than NAME_SLACK seconds before it came into the queue: a request
     queued before that goes first; one named honestly keeps its own order."""
     import time
-    from gridtools.spool import requests
+    from gridtools.spool import inbox, requests
     cell, _start = inproc
     body = {"targets": [{"id": 1, "tasks": None}], "letters": "u", "on": True}
     first = requests.write("hold", body)
     second = requests.write("hold", body)
-    time.sleep(requests.NAME_SLACK + 0.5)
+    time.sleep(inbox.NAME_SLACK + 0.5)
     liar = requests.write("hold", body, name=f"{1:020d}-1-abcdef.hold")
     early = requests.write("hold", body, name=f"{time.time_ns() - 10**9:020d}-1-abcdef.hold")
-    assert requests.pending() == [first, second, liar, early]
-    assert requests.pending(limit=2) == [first, second]
+    assert inbox.pending() == [first, second, liar, early]
+    assert inbox.pending(limit=2) == [first, second]

@@ -226,8 +226,8 @@ def _submit_requests():
             continue
     else:
         return []
-    from gridtools.spool import requests
-    return [(req.body["job"], req.uid) for req in requests.pending_submits()]
+    from gridtools.spool import inbox
+    return [(req.body["job"], req.uid) for req in inbox.pending_submits()]
 
 
 def _merge_requests(snap, pending):

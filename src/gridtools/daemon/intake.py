@@ -12,7 +12,7 @@ from a client's text. A request that cannot be applied is refused with one
 line, logged and removed; it never stops the daemon. Submits are taken in
 here; deletes and holds in ``daemon.jobreq``.
 
-A request is the daemon's once ``spool.requests.take`` moved it out of the
+A request is the daemon's once ``spool.inbox.take`` moved it out of the
 queue, before it is read: its client can no longer withdraw it, and it is
 answered even when the daemon is killed first (the next one takes it up
 before the queue). One its client withdrew before is skipped.
@@ -34,7 +34,7 @@ from gridtools.model import predecessors
 from gridtools.model.job import Job
 from gridtools.spool import ids
 from gridtools.spool import jobs as jobstore
-from gridtools.spool import requests as spool_requests
+from gridtools.spool import inbox, requests as spool_requests
 
 #: requests applied per pass at most, so that scheduling interleaves with a large intake
 BATCH = 1000
@@ -54,12 +54,12 @@ def run(state, dispatcher, now=None, skip=()):
     and ``settle`` answers and removes the requests once the status shows them."""
     done = []
     _HELD_ON.clear()                    # (jobs left since the last intake)
-    pending = [name for name in spool_requests.pending(limit=BATCH + len(skip)) if name not in skip]
+    pending = [name for name in inbox.pending(limit=BATCH + len(skip)) if name not in skip]
     if pending:
         state.reload_config(now=now, look=True)     # requests meet the limits of etc/ as it is now
     waited = False
     for name in pending:
-        req = spool_requests.take(name)
+        req = inbox.take(name)
         if req is None:
             continue                    # withdrawn by its client: never to be done
         try:
@@ -112,14 +112,14 @@ def settle(done):
     """Answer and remove applied requests (after their effects were written and
     published); returns those that could not be settled yet. A refused submission is
     removed before it is answered: it queued nothing, and a query made once its client
-    has the refusal must not show its job as still coming (``requests.pending_submits``)."""
+    has the refusal must not show its job as still coming (``inbox.pending_submits``)."""
     left = []
     for req, answer in done:
         refused = req.kind == "submit" and answer[0] != 0
         if refused:
             _remove(req)
         try:
-            spool_requests.answer(req, *answer)
+            inbox.answer(req, *answer)
         except GridError:
             left.append((req, answer))
             continue
@@ -478,7 +478,7 @@ def submit(state, dispatcher, req, now):
             verified = {"name": spec["name"], "tasks": spec.get("tasks")}
     # the kernel's clock, never the client's: it orders the queue (when the request was queued,
     # so that a stopped or busy daemon neither reorders nor redates the jobs it takes in late)
-    spec["submit_time"] = spool_requests.queued_at(req, now)
+    spec["submit_time"] = inbox.queued_at(req, now)
     spec["uid_domain"] = uid_domain(state)
     spec["predecessors"] = resolve_predecessors(state, spec.get("hold_jid") or [], spec["owner"], spec["id"])
     spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],

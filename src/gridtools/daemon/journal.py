@@ -12,10 +12,10 @@ replays the journal onto the jobs whose state files do not show it and
 writes them (``replay``); a request it recorded that waits to be applied
 again is answered as it was the first time (``answered_before``).
 
-A request is recorded only once the daemon took it (``spool.requests.take``
+A request is recorded only once the daemon took it (``spool.inbox.take``
 moved it out of the queue, so its client could no longer withdraw it): a
 recorded request is either answered or still among the taken requests the
-next daemon applies again and answers (``spool.requests.names``); none was
+next daemon applies again and answers (``spool.inbox.names``); none was
 withdrawn, and every record is replayed.
 """
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from gridtools.daemon import crash, faults
 from gridtools.errors import SpoolError
 from gridtools.spool import journal as spool_journal
-from gridtools.spool import requests as spool_requests
+from gridtools.spool import inbox
 from gridtools.spool.rows import ranges
 
 #: a request changes this many whole jobs or more: one journal record, not a state file each
@@ -162,7 +162,7 @@ def replay(state):
     j = state.journal
     j.token, j.sealed, j.begun = token, True, True
     j.seq = max([0] + [rec["seq"] for rec in records])
-    queued, stamps = spool_requests.names(), {}     # (taken before the end, or still queued)
+    queued, stamps = inbox.names(), {}     # (taken before the end, or still queued)
     for rec in records:
         ids = spool_journal.job_ids(rec)
         if rec.get("req") in queued:

@@ -239,10 +239,10 @@ class Daemon:
         if now - self.swept < SWEEP_EVERY:
             return
         from gridtools.daemon import jobmail
-        from gridtools.spool import ids, junk, replies, requests
+        from gridtools.spool import ids, inbox, junk, replies
         self.swept = now
         junk.begin()
-        steps = [jobmail.reap, junk.settle, lambda: replies.sweep(now), lambda: requests.sweep(now),
+        steps = [jobmail.reap, junk.settle, lambda: replies.sweep(now), lambda: inbox.sweep(now),
                  lambda: faults.settle(self.state), lambda: ids.sweep("ar", now)]
         if not self.more_intake:
             steps.append(lambda: ids.sweep("job", now))

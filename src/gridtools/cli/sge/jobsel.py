@@ -152,8 +152,8 @@ def live_in_spool(jid, snap=None):
 
 def _submit_pending(jid):
     """True when a submit request of the caller's for ``jid`` waits in the request folder."""
-    from gridtools.spool import requests
-    return any(req.body["job"]["id"] == jid for req in requests.pending_submits())
+    from gridtools.spool import inbox
+    return any(req.body["job"]["id"] == jid for req in inbox.pending_submits())
 
 
 def in_flight(jid):

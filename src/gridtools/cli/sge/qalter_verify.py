@@ -39,13 +39,13 @@ def _spec(job_id, changes, context_ops):
     """The job's description with the changes applied (None when it is gone)."""
     from gridtools.model import alteration
     from gridtools.spool import jobs as jobstore
-    from gridtools.spool import requests
+    from gridtools.spool import inbox
     try:
         spec = jobstore.read_spec(job_id)
     except PermissionError:     # another user's job: its description is private
         return None
     if spec is None:            # submitted a moment ago, not taken in by the daemon yet
-        found = next((r for r in requests.pending_submits()
+        found = next((r for r in inbox.pending_submits()
                       if (r.body.get("job") or {}).get("id") == job_id), None)
         # (else taken in since: the daemon writes the description before it removes the request)
         spec = status.as_taken_in(found.body["job"], found.uid) if found is not None \

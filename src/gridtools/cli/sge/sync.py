@@ -178,7 +178,7 @@ def _gone(job_id):
 def _from_accounting(spec, numbers):
     """The ends of a job that left the job store, by task: the exit status of each task's
     last accounting record (of this job: submitted when qsub sent it, by the kernel's
-    clock, which stamps the submission time: ``spool.requests.queued_at``), None for a task without
+    clock, which stamps the submission time: ``spool.inbox.queued_at``), None for a task without
     one or whose last one says it never started (deleted before it ran, or from the
     error state)."""
     from gridtools.formats import accounting
