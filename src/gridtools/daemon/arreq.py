@@ -635,6 +635,15 @@ def capacity_conflict(state, kind, name, obj):
                              _values(obj.get("complex_values"), complexes))
 
 
+def reserved_instances(state, now=None):
+    """The queue instances (``queue@host``) in which reservations not yet over hold
+    slots, now or later in their windows: Grid Engine keeps such an instance (orphaned)
+    when its host leaves the queue."""
+    now = time.time() if now is None else now
+    return frozenset(f"{q}@{h}" for _ar_id, data in _live(state, now) for q, h, n in data.get("granted") or ()
+                     if int(n) > 0)
+
+
 def reserved_queues(state, host=None):
     """The cluster queues (sorted) holding reservations not yet over (with ``host``: on
     that host)."""
@@ -645,12 +654,13 @@ def reserved_queues(state, host=None):
 # ---------------------------------------------------------------- errors
 
 #: queue instance states that put a reservation holding it in error, as qrstat -explain names
-#: them: an operator's disabling or suspension, an unknown host, the error state, a queue
-#: gone; not a calendar's (Grid Engine's qmaster sets no reservation in error for those:
-#: the reservation's own check refused calendars that close its window)
+#: them: an operator's disabling or suspension, an unknown host, the error state; not a
+#: calendar's (Grid Engine's qmaster sets no reservation in error for those: the
+#: reservation's own check refused calendars that close its window), nor the orphaned
+#: state (a reserved instance whose host left the queue stays, orphaned, and Grid Engine
+#: counts that as no error of the reservation)
 _ERROR_WORDS = ((QState.DISABLED, "disabled"), (QState.SUSPENDED, "suspended"),
-                (QState.UNKNOWN, "unknown"), (QState.ERROR, "in error state"),
-                (QState.ORPHANED, "orphaned"))
+                (QState.UNKNOWN, "unknown"), (QState.ERROR, "in error state"))
 
 
 def _troubles(data, instances):
@@ -658,8 +668,7 @@ def _troubles(data, instances):
     for q, h, _n in data.get("granted") or ():
         qi = instances.get(f"{q}@{h}")
         if qi is None:
-            found.append(f"reserved queue {q}@{h} is orphaned")
-            continue
+            continue                    # (orphaned: kept for the reservation, no error)
         word = next((w for flag, w in _ERROR_WORDS if flag in qi.states), None)
         if word is not None:
             found.append(f"reserved queue {q}@{h} is {word}")

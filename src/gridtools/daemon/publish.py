@@ -161,7 +161,7 @@ def queue_rows(state, snap_queues, loads):
                      "ckpt_list": list(qi.ckpt_list),
                      "attrs": queue_attrs(state.config, qi.queue, qi.host, groups),
                      "messages": _messages(state, qi)})
-    rows.extend(_orphans(state, {qi.name for qi in snap_queues}, used, loads))
+    rows.extend(_orphans(state, {qi.name for qi in snap_queues}, used, reserved, loads))
     return rows
 
 
@@ -180,10 +180,11 @@ def _messages(state, qi):
     return found
 
 
-def _orphans(state, configured, used, loads):
+def _orphans(state, configured, used, reserved, loads):
     """Rows of queue instances that left the configuration while jobs still run in them
-    (o). Such an instance keeps its queue's attributes (qtype, PE and checkpointing
-    lists), as Grid Engine's orphaned queue instance keeps its own."""
+    or advance reservations still hold slots there (o). Such an instance keeps its
+    queue's attributes (qtype, slots, PE and checkpointing lists), as Grid Engine's
+    orphaned queue instance keeps its own; it shows the slots reservations hold now."""
     rows = []
     groups = None
     for name, letters in sorted(state.derived_states.items()):
@@ -200,11 +201,19 @@ def _orphans(state, configured, used, loads):
         qtype = set(v("qtype"))
         rows.append({"name": name, "queue": queue, "host": host,
                      "qtype": [t for t in ("BATCH", "INTERACTIVE") if t in qtype],
-                     "slots": used.get(name, 0), "used": used.get(name, 0), "resv": 0,
+                     "slots": max(_slots(v("slots")), used.get(name, 0) + reserved.get(name, 0)),
+                     "used": used.get(name, 0), "resv": reserved.get(name, 0),
                      "load_avg": load.get("np_load_avg"), "arch": load.get("arch", "-"), "states": "o",
                      "pe_list": [str(p) for p in v("pe_list")], "ckpt_list": [str(c) for c in v("ckpt_list")],
                      "attrs": {}, "messages": {}})
     return rows
+
+
+def _slots(value):
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return 0
 
 
 def host_rows(state, loads):

@@ -19,7 +19,7 @@ the loop sleeps until then.
 
 import os
 
-from gridtools.daemon import apply, execd, faults, hostreport, suspension, view
+from gridtools.daemon import apply, arreq, execd, faults, hostreport, suspension, view
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import values
 from gridtools.formats.sge import calendar as calendar_format
@@ -313,7 +313,8 @@ class Control:
             calendars=remembered if generation == state.config_generation else {},
             unknown=dict(self.unknown),
             reschedule_after={h: reschedule_unknown(state.config, h) for h in self.unknown},
-            global_load=inputs.numeric_load(state.global_load, table))
+            global_load=inputs.numeric_load(state.global_load, table),
+            reserved=arreq.reserved_instances(state))
 
     def _numeric_loads(self, loads, table):
         """Each host's load values as numbers, worked out once per sample and configuration."""

@@ -20,7 +20,8 @@ and the tasks to stop or continue. Besides the states administrators set
   continued. Once an instance has no ``suspend_thresholds`` any more, every
   task whose master queue it is loses its threshold suspension at once;
 - ``AMBIGUOUS`` when host groups give an attribute different values on the
-  host, ``ORPHANED`` when it left the configuration while tasks still run;
+  host, ``ORPHANED`` when it left the configuration while tasks still run
+  or advance reservations still hold slots in it;
 - ``UNKNOWN`` while its host's execution daemon is not heard from. Once a
   host has been unknown for its ``reschedule_unknown`` time (sge_conf(5);
   0 never), the tasks whose master queue is on it and that may run again
@@ -94,6 +95,7 @@ class View:
     unknown: dict = field(default_factory=dict)      # host -> since when it is not heard from
     reschedule_after: dict = field(default_factory=dict)  # host -> reschedule_unknown seconds (0 never)
     global_load: dict = field(default_factory=dict)  # load values of ``global`` (load sensors)
+    reserved: frozenset = frozenset()    # "q@h" advance reservations not yet over hold slots in
 
 
 @dataclass(slots=True)
@@ -290,7 +292,7 @@ def derive(view, now):
         if inst.ambiguous:
             _add(out.derived, inst.name, QState.AMBIGUOUS)
     used, here = _used(view)
-    for name in set(here) - known:
+    for name in (set(here) | view.reserved) - known:
         _add(out.derived, name, QState.ORPHANED)
     _calendars(view, now, out, wakes)
     _unknown(view, now, out, wakes)
