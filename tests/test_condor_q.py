@@ -11,7 +11,7 @@ from xml.etree import ElementTree
 import pytest
 
 from condortools import statuses, submit, wait_status
-from conftest import wait_for
+from conftest import BIN, wait_for
 
 SLEEP = "executable = /bin/sleep\narguments = 300\n"
 TOTALS = re.compile(r"^Total for (query|\w+|all users): \d+ jobs; \d+ completed, \d+ removed, \d+ idle, "
@@ -259,8 +259,10 @@ def test_af_and_format_print_reals_as_htcondor_and_json_marks_expressions(cell, 
 
 
 def test_the_dagman_job_reads_condor_dagman_in_cmd(cell, workdir):
-    dag = submit(cell, "universe = scheduler\nexecutable = /usr/bin/python3\n"
-                       "arguments = -m gridtools.cli.entry gridtools dagman -p 0 -Dag x.dag\nhold = true\nqueue\n",
+    """A DAG's manager runs the condor_dagman launcher (bin/condor_dagman): its CMD is that
+    command's base name and its arguments, as any job's."""
+    dag = submit(cell, f"universe = scheduler\nexecutable = {os.path.join(BIN, 'condor_dagman')}\n"
+                       "arguments = -p 0 -Dag x.dag\nhold = true\nqueue\n",
                  cwd=workdir)
     row = [ln for ln in _lines(cell, "-nobatch", "-dag") if ln.lstrip().startswith(f"{dag}.0 ")]
     assert len(row) == 1 and row[0].endswith(" condor_dagman -p 0 -Dag x.dag"), row

@@ -274,7 +274,7 @@ def test_the_launchers_are_one_program(cell):
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bin")
     plain, full = (open(os.path.join(here, name)).read().split("\n", 1) for name in ("gridtools", "gridtools-env"))
     assert (plain[0], full[0]) == ("#!/bin/sh", "#!/bin/bash -p") and plain[1] == full[1]
-    for command in ("qsub", "qrsh", "qalter", "condor_submit", "condor_submit_dag"):
+    for command in ("qsub", "qrsh", "qalter", "condor_submit", "condor_submit_dag", "condor_dagman"):
         assert os.readlink(os.path.join(here, command)) == "gridtools-env"
 
 

@@ -56,6 +56,7 @@ COMMANDS = {
     "condor_userprio": "condor.userprio",
     "condor_reconfig": "condor.reconfig",
     "condor_submit_dag": "condor.submit_dag",
+    "condor_dagman": "condor.dagman",
     "sge_share_mon": "sge.share_mon",
     "qquota": "sge.qquota",
     "qrsub": "sge.qrsub",

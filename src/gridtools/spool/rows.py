@@ -226,8 +226,8 @@ def _description_facts(spec):
     """The part of ``condor_info`` its description alone decides (made once for it: the
     per-proc facts of a large cluster take a parse of every proc's ad), and the private
     part (``private_facts``). ``cmd`` is what condor_q's CMD column shows first: the
-    command's base name, ``condor_dagman`` for a DAG's manager (its full path is
-    private, as its arguments are)."""
+    command's base name, ``condor_dagman`` for a DAG's manager, whose executable
+    is the condor_dagman launcher (its full path is private, as its arguments are)."""
     from gridtools import ospaths
     command = spec.get("command") or spec.get("script_name") or ""
     args = [str(a) for a in spec.get("args") or ()]
@@ -235,8 +235,6 @@ def _description_facts(spec):
             "batch": spec.get("batch_name") if spec.get("condor_ad") else spec.get("name"),
             "prio": int(spec.get("job_prio") or 0), "universe": int(spec.get("universe") or 5),
             "ads": bool(spec.get("condor_ad"))}
-    if info["universe"] == _SCHEDULER and tuple(args[:4]) == DAGMAN_ARGS:
-        info["cmd"], args = "condor_dagman", args[4:]
     private = {"args": args} if args else {}
     texts = spec.get("condor_ad")
     if isinstance(texts, list) and any(_names_proc_fact(text) for text in texts[1:]):
@@ -272,8 +270,10 @@ def _image_size(text):
     return int(value) if value.isdigit() else 0
 
 
-#: a DAGMan job (scheduler universe) runs ``python3 -m gridtools.cli.entry gridtools dagman
-#: ARGS``; its CMD reads ``condor_dagman ARGS``, as HTCondor's DAGMan job's does
+#: the first arguments of the DAGMan jobs condor_submit_dag submitted before they ran the
+#: condor_dagman launcher (``python3 -m gridtools.cli.entry gridtools dagman ARGS``): the
+#: history file keeps their ads, and condor_history's CMD reads ``condor_dagman ARGS`` for
+#: them (``cli.condor.history``)
 DAGMAN_ARGS = ("-m", "gridtools.cli.entry", "gridtools", "dagman")
 
 

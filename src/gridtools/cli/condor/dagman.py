@@ -1,11 +1,13 @@
-"""``gridtools dagman``: the manager of one DAG, run as a scheduler universe job.
+"""``condor_dagman`` (also ``gridtools dagman``): the manager of one DAG, run as a
+scheduler universe job.
 
-    gridtools dagman -Dag DAGFILE [-AutoRescue 0|1] [-DoRescueFrom N] [-MaxJobs N]
-                     [-MaxIdle N] [-MaxPre N] [-MaxPost N] [-AlwaysRunPost] [-Priority N]
-                     [-DoRecov] ...
+    condor_dagman -p 0 -f -l . -Dag DAGFILE [-AutoRescue 0|1] [-DoRescueFrom N]
+                  [-MaxJobs N] [-MaxIdle N] [-MaxPre N] [-MaxPost N] [-AlwaysRunPost]
+                  [-Priority N] [-DoRecov] ...
 
-condor_submit_dag submits it; it runs as the DAG's owner in the DAG file's
-folder, holding no slot. It takes the DAG's lock (-Lockfile, by default
+condor_submit_dag submits it: its job's executable is bin/condor_dagman (``executable``),
+so its ad's Cmd names condor_dagman, as HTCondor's does. It runs as the DAG's owner in
+the DAG file's folder, holding no slot. It takes the DAG's lock (-Lockfile, by default
 ``DAGFILE.lock``; see ``daglock``) and leaves at once when another manager
 runs the DAG. It reads the DAG (and, with -AutoRescue 1, the newest rescue
 DAG, or the one -DoRescueFrom names, read as DAG statements over the DAG's
@@ -91,10 +93,32 @@ from gridtools.errors import GridError
 EXIT_FAILED = 1
 
 
+#: the DAG manager's command (bin/condor_dagman, a link to the launcher)
+COMMAND = "condor_dagman"
+
+
+def executable():
+    """The path of the ``condor_dagman`` launcher the DAGMan job runs (its ``executable``,
+    so its ad's Cmd, as HTCondor's condor_submit_dag names its condor_dagman): the one
+    beside this package, in a checkout's bin/ (the package in its src/) or in the bin/ of
+    the prefix it is installed in (the package in lib/pythonX.Y/site-packages/), where
+    the launcher finds the package again. GridError, in HTCondor's words, when there is
+    none that can be run."""
+    import gridtools
+    lib = os.path.dirname(os.path.dirname(os.path.abspath(gridtools.__file__)))
+    top = os.path.dirname(lib) if os.path.basename(lib) == "src" else \
+        os.path.dirname(os.path.dirname(os.path.dirname(lib)))
+    path = os.path.join(top, "bin", COMMAND)
+    if os.path.isfile(path) and os.access(path, os.X_OK):
+        return path
+    raise GridError(f"ERROR: Failed to locate {COMMAND} executable in {os.path.dirname(path)}", 1)
+
+
 def job_arguments(dag, opts):
-    """The DAGMan job's arguments (V2 syntax) for condor_submit_dag's submit file."""
+    """The DAGMan job's arguments (V2 syntax) for condor_submit_dag's submit file: those
+    HTCondor's gives its condor_dagman (DaemonCore's ``-p 0 -f -l .``, then the DAG's)."""
     from gridtools.formats.condor.args import join_v2
-    args = ["-m", "gridtools.cli.entry", "gridtools", "dagman", "-p", "0", "-f", "-l", ".",
+    args = ["-p", "0", "-f", "-l", ".",
             "-Lockfile", dag + ".lock", "-AutoRescue", str(opts.auto_rescue), "-DoRescueFrom",
             str(opts.rescue_from), "-MaxJobs", str(opts.maxjobs)]
     for flag, name in (("-MaxIdle", "maxidle"), ("-MaxPre", "maxpre"), ("-MaxPost", "maxpost")):
@@ -389,7 +413,7 @@ def parse_args(argv):
         else:
             i += 1
     if not opts["dag"]:
-        raise GridError("gridtools dagman: -Dag DAGFILE is required", 1)
+        raise GridError("-Dag DAGFILE is required", 1)
     if opts["load_save"] and opts["do_recovery"]:
         raise GridError("Error: Cannot run DAG from a save file in recovery mode.", 1)
     opts["dag"] = opts["dags"][0]          # several DAG files run as one, named by the first
