@@ -21,7 +21,12 @@ and activity of each slot follow HTCondor's startd (``sched.startd.step``):
   disabled, suspended, in error or alarm, closed by a calendar, unknown ...,
   ``Context.open_slots``) is in the Owner state, as HTCondor's startd puts a
   slot whose START is false; it is evaluated at once when that begins and
-  when it ends (back to Unclaimed unless its START is false) (``_close``);
+  when it ends (back to Unclaimed unless its START is false) (``_close``).
+  An unknown instance's host is Down: its startd is gone, and condor_status
+  shows none of its slots (``daemon.condor``) until it is served again;
+- a host whose startd cannot read its policy (its configuration or one of its
+  policy expressions, ``Context.unread``) has START false and nothing else:
+  its free slots are Owner, its running jobs are left alone;
 - a negotiator preemption (``preempt``) retires the claim, vacates the job
   and claims the slot for the proc that won the match: once the job has
   gone the slot is Claimed/Idle, held by that proc (``claims``), which

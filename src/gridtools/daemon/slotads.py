@@ -29,6 +29,8 @@ until a slot of the host changes. The same ads serve:
 ``Context.open_slots`` tells, for the hosts where Grid Engine cannot start a job
 in every queue instance now, how many free slots those that can have: the
 startd shows the others' free slots in the Owner state (``daemon.machines``).
+``Context.unread`` tells why the startd of a host cannot read its policy: its
+slot ads then have Start false, and its policy is ``UNREAD_POLICY``.
 
 Job ads are ``ads.job_ad`` of a task, cached on the job by version.
 """
@@ -36,7 +38,7 @@ Job ads are ``ads.job_ad`` of a task, cached on the job by version.
 import time
 
 from gridtools import ads, cell, jobads
-from gridtools.classad import ClassAd
+from gridtools.classad import ClassAd, parse
 from gridtools.classad.nodes import Literal
 from gridtools.classad.budget import over_budget
 from gridtools.daemon import devices, qcontrol, view
@@ -125,7 +127,18 @@ class Context:
         return any(lay.partitionable for lay in self.layout(host))
 
     def policy(self, host):
-        return self.conf.derived(("policy", host), lambda: startd.Policy.from_config(self.conf.host(host)))
+        """The startd policy of ``host``: that of its configuration, or, when its startd
+        cannot read it (``unread``), one whose START is false."""
+        def make():
+            if self.unread(host) is not None:
+                return UNREAD_POLICY
+            return startd.Policy.from_config(self.conf.host(host))
+        return self.conf.derived(("policy", host), make)
+
+    def unread(self, host):
+        """Why the startd of ``host`` cannot read its policy (``_unread``), or None; said
+        in the daemon's messages once per reading of the configuration."""
+        return self.conf.derived(("unread", host), lambda: _unread(self.conf, host, self.log))
 
     # ------------------------------------------------------------ ads
     def host_ads(self, host):
@@ -154,6 +167,9 @@ class Context:
                     self._matched(ad, matched.get(name), claims.get(name))
                 found[name] = ad
             self._latch(host, found)
+            if self.unread(host) is not None:
+                for ad in found.values():
+                    ad["Start"] = False
             self._ads[host] = found
         return found
 
@@ -301,6 +317,68 @@ def _job_ad(job, number, log):
         log(f"W|job {job.id}: its HTCondor ad cannot be read, its requests stand in: {exc}")
         spec = {k: v for k, v in job.spec.items() if k != "condor_ad"}
         return ads.job_ad(spec, job.tasks.get(number), number, job.hold, job.deleted)
+
+
+# ---------------------------------------------------------------- a policy that does not read
+
+#: the expressions a startd reads from its configuration when it starts, in the order
+#: HTCondor's reads them (its ResMgr::init_config_classad), as (knob, attribute) or, for
+#: the attributes an older knob stands in for, ((knob, older knob), attribute)
+STARTD_EXPRESSIONS = (
+    ("START", "START"), ("SUSPEND", "SUSPEND"), ("CONTINUE", "CONTINUE"), ("PREEMPT", "PREEMPT"),
+    ("KILL", "KILL"), ("WANT_SUSPEND", "WANT_SUSPEND"), ("WANT_VACATE", "WANT_VACATE"),
+    ("WANT_HOLD", "WANT_HOLD"), ("WANT_HOLD_REASON", "WANT_HOLD_REASON"),
+    ("WANT_HOLD_SUBCODE", "WANT_HOLD_SUBCODE"), ("MaxJobRetirementTime", "MaxJobRetirementTime"),
+    ("PERIODIC_CHECKPOINT", "PERIODIC_CHECKPOINT"), ("Rank", "Rank"),
+    ("SUSPEND_VANILLA", "SUSPEND_VANILLA"), ("CONTINUE_VANILLA", "CONTINUE_VANILLA"),
+    ("PREEMPT_VANILLA", "PREEMPT_VANILLA"), ("KILL_VANILLA", "KILL_VANILLA"),
+    ("WANT_SUSPEND_VANILLA", "WANT_SUSPEND_VANILLA"), ("WANT_VACATE_VANILLA", "WANT_VACATE_VANILLA"),
+    (("IsOwner", "IS_OWNER"), "IsOwner"), (("CpuBusy", "CPU_BUSY"), "CpuBusy"),
+)
+#: the policy of a host whose startd cannot read its own: it starts no job, and leaves
+#: the jobs running there alone
+UNREAD_POLICY = startd.Policy((("START", parse("false")),))
+
+
+def _unread(conf, host, log):
+    """Why the startd of ``host`` cannot read its policy, or None. HTCondor's startd
+    stops at start-up (or at a reconfiguration) when its configuration does not read or
+    one of its policy expressions (``STARTD_EXPRESSIONS``) does not parse ("Syntax error
+    in START expression: '...'"): the host runs no startd and takes no job. Here its
+    slots stay listed, their START false (``UNREAD_POLICY``), and the daemon's messages
+    say why. A host's configuration that does not read while the cell's does is one
+    whose own files (its LOCAL_CONFIG_FILE, say) do not; when the cell's does not
+    either, the built-in defaults stand in for every host (``daemon.condorconf``)."""
+    from gridtools.errors import ConfigError
+    config = conf.host(host)
+    why = None
+    try:
+        if config is not conf.main:             # (the cell's, standing in: the host's did not read)
+            why = _syntax_error(config)
+        elif conf.unread is None:
+            from gridtools.daemon import condorconf
+            condorconf.read_for(host)
+    except ConfigError as exc:
+        why = f"its configuration does not read: {exc}"
+    if why is not None:
+        log(f"E|the startd of {host} cannot read its policy, its slots take no job: {why}")
+    return why
+
+
+def _syntax_error(config):
+    """HTCondor's words for the first of ``STARTD_EXPRESSIONS`` set in ``config`` whose
+    text does not parse, or None."""
+    from gridtools.classad import ClassAdSyntaxError
+    for knobs, attr in STARTD_EXPRESSIONS:
+        texts = (config.get(knob) for knob in (knobs if isinstance(knobs, tuple) else (knobs,)))
+        text = next((t for t in texts if t is not None), None)
+        if text is None or not text.strip():
+            continue
+        try:
+            parse(text)
+        except (ClassAdSyntaxError, ValueError, RecursionError):
+            return f"Syntax error in {attr} expression: '{text.strip()}'"
+    return None
 
 
 # ---------------------------------------------------------------- queue instances that take no job
