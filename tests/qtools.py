@@ -1,8 +1,11 @@
 """Helpers for the tests of queue and host states: jobs, qstat rows, queue edits, processes."""
 
+import fcntl
+import json
 import os
 import re
 import tempfile
+import time
 
 from conftest import wait_for
 
@@ -195,3 +198,27 @@ def passes_every_second(cell):
 def set_sched(cell, **values):
     """Change the scheduler configuration's ``values`` with qconf -Msconf (a running daemon)."""
     _change_shown(cell, ("-ssconf",), "-Msconf", "sched_conf", values)
+
+
+def hold_execd_lock(cell, host):
+    """Stand in for an execution daemon of ``host``: hold its lock (it reports with
+    ``report_load``, or stays silent; closing the descriptor is the daemon going away)."""
+    folder = os.path.join(cell.root, "spool", "execd", host)
+    os.makedirs(os.path.join(folder, "inbox"), exist_ok=True)
+    fd = os.open(os.path.join(folder, "execd.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+#: the load values of an execution daemon's report unless ``report_load`` is given others
+LOAD_SAMPLE = {"arch": "lx-amd64", "num_proc": 2, "load_avg": 0.25, "np_load_avg": 0.125,
+               "mem_total": "1.0G", "mem_used": "512.0M", "swap_total": "0.0", "swap_used": "0.0"}
+
+
+def report_load(cell, host, age=0.0, **loads):
+    """A load report of ``host``'s execution daemon, made ``age`` seconds ago: LOAD_SAMPLE
+    with ``loads`` over it."""
+    path = os.path.join(cell.root, "spool", "execd", host, "load")
+    with open(path + ".tmp", "w") as fh:
+        json.dump({"time": time.time() - age, "values": dict(LOAD_SAMPLE, **loads)}, fh)
+    os.rename(path + ".tmp", path)

@@ -10,8 +10,6 @@ it), so the host takes no job: its free slots are Owner with Start false, the da
 messages say why once, and they are Unclaimed again once the policy reads."""
 
 import datetime
-import fcntl
-import json
 import os
 import re
 import time
@@ -22,7 +20,8 @@ import pytest
 from condortools import configure_now
 from conftest import destroy_cell, make_cell, wait_for
 from passwait import pass_after
-from qtools import add_object, add_queue, jid_of, queue_letters, set_attr, state_of, wait_state
+from qtools import (add_object, add_queue, hold_execd_lock, jid_of, queue_letters, report_load, set_attr, state_of,
+                    wait_state)
 
 BOTH = ("slot1@testhost", "slot2@testhost")
 
@@ -174,23 +173,6 @@ def test_a_subordinated_queue_s_free_slots_are_owner_until_the_superior_s_job_en
 
 # ---------------------------------------------------------------- an unknown host
 
-def _hold_execd_lock(cell, host):
-    """Stand in for an execution daemon of ``host`` that holds its lock (and may be silent)."""
-    folder = os.path.join(cell.root, "spool", "execd", host)
-    os.makedirs(os.path.join(folder, "inbox"), exist_ok=True)
-    fd = os.open(os.path.join(folder, "execd.lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
-
-
-def _report(cell, host, age=0.0):
-    """A load report of ``host``'s execution daemon, made ``age`` seconds ago."""
-    sample = {"arch": "lx-amd64", "num_proc": 2, "load_avg": 0.25, "np_load_avg": 0.125,
-              "mem_total": "1.0G", "mem_used": "512.0M", "swap_total": "0.0", "swap_used": "0.0"}
-    path = os.path.join(cell.root, "spool", "execd", host, "load")
-    with open(path + ".tmp", "w") as fh:
-        json.dump({"time": time.time() - age, "values": sample}, fh)
-    os.rename(path + ".tmp", path)
 
 
 @pytest.fixture
@@ -209,13 +191,13 @@ def test_an_unknown_host_s_slots_are_left_out_and_back_unclaimed_when_it_is_hear
     brings it back: its slots are Unclaimed/Idle with Start true, entered anew."""
     cell = two_hosts
     mine = ("slot1@node2", "slot2@node2")
-    fd = _hold_execd_lock(cell, "node2")
+    fd = hold_execd_lock(cell, "node2")
     try:
-        _report(cell, "node2")
+        report_load(cell, "node2")
         edit = cell.run("qconf", "-mconf", env={"EDITOR": "sed -i 's/^max_unheard .*/max_unheard 0:0:5/'"})
         assert edit.returncode == 0, edit.stderr
         began = settled(cell, BOTH + mine)
-        _report(cell, "node2", age=60.0)
+        report_load(cell, "node2", age=60.0)
         wait_for(lambda: "u" in queue_letters(cell, "all.q@node2"), timeout=20)
         wait_for(lambda: sorted(states(cell)) == list(BOTH), timeout=20)
         shown = slots(cell)
@@ -224,7 +206,7 @@ def test_an_unknown_host_s_slots_are_left_out_and_back_unclaimed_when_it_is_hear
         assert summary_total(cell.run("condor_status", "-total", check=True).stdout) == [2, 0, 0, 2, 0, 0, 0, 0, 0]
         gone = int(time.time())
         a_second_after(gone)
-        _report(cell, "node2")
+        report_load(cell, "node2")
         wait_for(lambda: "u" not in queue_letters(cell, "all.q@node2"), timeout=20)
         wait_for(lambda: sorted(states(cell)) == sorted(BOTH + mine), timeout=20)
         shown = unclaimed_again(cell, mine, gone)

@@ -7,6 +7,7 @@ import time
 import psutil
 
 from conftest import destroy_cell, make_cell, wait_for
+from qtools import hold_execd_lock, report_load
 
 
 def test_execd_runs_the_jobs_of_its_host(workdir):
@@ -55,25 +56,6 @@ def _qhost_row(cell, host):
     return next((row for row in rows if row and row[0] == host), None)
 
 
-def _hold_execd_lock(cell, host):
-    """Stand in for an execution daemon of ``host`` that holds its lock (and may be silent)."""
-    import fcntl
-    folder = os.path.join(cell.root, "spool", "execd", host)
-    os.makedirs(os.path.join(folder, "inbox"), exist_ok=True)
-    fd = os.open(os.path.join(folder, "execd.lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
-
-
-def _report(cell, host, age=0.0, **loads):
-    import json
-    sample = {"arch": "lx-amd64", "num_proc": 2, "load_avg": 0.25, "np_load_avg": 0.125,
-              "mem_total": "1.0G", "mem_used": "512.0M", "swap_total": "0.0", "swap_used": "0.0"}
-    sample.update(loads)
-    path = os.path.join(cell.root, "spool", "execd", host, "load")
-    with open(path + ".tmp", "w") as fh:
-        json.dump({"time": time.time() - age, "values": sample}, fh)
-    os.rename(path + ".tmp", path)
 
 
 def test_an_execd_reports_the_load_of_its_machine():
@@ -97,18 +79,18 @@ def test_a_host_shows_the_load_its_execd_reported_and_is_unknown_once_unheard():
     (num_proc ...) alone."""
     from qtools import queue_letters
     cell = make_cell(hosts=["testhost", "node2"])
-    fd = _hold_execd_lock(cell, "node2")
+    fd = hold_execd_lock(cell, "node2")
     try:
-        _report(cell, "node2", num_proc=3, load_avg=7.5)
+        report_load(cell, "node2", num_proc=3, load_avg=7.5)
         wait_for(lambda: (_qhost_row(cell, "node2") or [""] * 7)[2:7:4] == ["3", "7.50"], timeout=20)
         assert _qhost_row(cell, "testhost")[2] == str(os.cpu_count())
         edit = cell.run("qconf", "-mconf", env={"EDITOR": "sed -i 's/^max_unheard .*/max_unheard 0:0:5/'"})
         assert edit.returncode == 0, edit.stderr
         assert "u" not in queue_letters(cell, "all.q@node2")
-        _report(cell, "node2", age=60.0, num_proc=3, load_avg=7.5)
+        report_load(cell, "node2", age=60.0, num_proc=3, load_avg=7.5)
         wait_for(lambda: "u" in queue_letters(cell, "all.q@node2"), timeout=20)
         assert "u" not in queue_letters(cell, "all.q@testhost")
-        _report(cell, "node2", num_proc=3, load_avg=7.5)
+        report_load(cell, "node2", num_proc=3, load_avg=7.5)
         wait_for(lambda: "u" not in queue_letters(cell, "all.q@node2"), timeout=20)
         os.close(fd)                                    # its execution daemon is gone:
         fd = None                                       # no changing load values are shown

@@ -7,15 +7,13 @@ still refers to (an orphaned one too) is refused in Grid Engine's words; an orph
 queue instance keeps its queue's type; ``qrsh -inherit`` to a host the job holds no
 queue on is refused as Grid Engine's execution daemon refuses it."""
 
-import fcntl
-import json
 import os
-import time
 
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
-from qtools import add_object, jid_of, queue_line, queue_letters, reasons, set_attr, state_of, wait_state
+from qtools import (add_object, hold_execd_lock, jid_of, queue_line, queue_letters, reasons, report_load, set_attr,
+                    state_of, wait_state)
 from test_pe_suspend import PE
 
 #: node2's load report: static values (arch ... swap_total) and changing ones
@@ -33,21 +31,6 @@ def two_hosts():
         destroy_cell(cell)
 
 
-def _hold_execd_lock(cell, host):
-    """Stand in for an execution daemon of ``host``: hold its lock (it reports with
-    ``_report``; closing the descriptor is the daemon going away)."""
-    folder = os.path.join(cell.root, "spool", "execd", host)
-    os.makedirs(os.path.join(folder, "inbox"), exist_ok=True)
-    fd = os.open(os.path.join(folder, "execd.lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
-
-
-def _report(cell, host, age=0.0):
-    path = os.path.join(cell.root, "spool", "execd", host, "load")
-    with open(path + ".tmp", "w") as fh:
-        json.dump({"time": time.time() - age, "values": REPORT}, fh)
-    os.rename(path + ".tmp", path)
 
 
 def _qhost_row(cell, host):
@@ -68,8 +51,8 @@ def _host_values(cell, host):
 
 def _served(cell, age=0.0):
     """node2 served by a stand-in execution daemon that has reported; its descriptor."""
-    fd = _hold_execd_lock(cell, "node2")
-    _report(cell, "node2", age=age)
+    fd = hold_execd_lock(cell, "node2")
+    report_load(cell, "node2", age=age, **REPORT)
     wait_for(lambda: (_qhost_row(cell, "node2") or [""] * 7)[2] == "3", timeout=20)
     return fd
 
@@ -107,7 +90,7 @@ def test_a_host_not_heard_for_max_unheard_loses_its_changing_values(two_hosts):
     fd = _served(cell)
     try:
         assert _host_values(cell, "node2").get("np_load_avg")
-        _report(cell, "node2", age=60.0)        # its daemon still holds its lock, but is silent
+        report_load(cell, "node2", age=60.0, **REPORT)        # its daemon still holds its lock, but is silent
         wait_for(lambda: "u" in queue_letters(cell, "all.q@node2"), timeout=20)
         row = wait_for(lambda: (lambda r: r if r and r[6] == "-" else None)(_qhost_row(cell, "node2")),
                        timeout=20)
@@ -115,7 +98,7 @@ def test_a_host_not_heard_for_max_unheard_loses_its_changing_values(two_hosts):
         assert [row[i] for i in CHANGING_COLUMNS] == ["-", "-", "-"]
         assert "np_load_avg" not in _host_values(cell, "node2")
         assert queue_line(cell, "all.q@node2").split()[3] == "-NA-"
-        _report(cell, "node2")                  # it reports again: its values are back
+        report_load(cell, "node2", **REPORT)                  # it reports again: its values are back
         wait_for(lambda: (_qhost_row(cell, "node2") or [""] * 7)[6] == "7.50", timeout=20)
         assert "u" not in queue_letters(cell, "all.q@node2")
     finally:
