@@ -353,7 +353,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     code.update({KNOBS[u]: text for u, text in SchedConfig().slotless_start})
     code.update({k: v for k, v in startd.DEFAULTS.items() if v is not None})
     from gridtools import cell
-    from gridtools.daemon.dispatch import binary_path
+    from gridtools.binpath import binary_path
     from gridtools.formats import condor_config, condor_params
     monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
     config = condor_config.Config(condor_config.builtin_defaults(), {}, condor_params.default)

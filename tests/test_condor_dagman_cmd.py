@@ -110,20 +110,24 @@ def test_condor_dagman_is_a_command(cell, workdir):
 
 
 def test_without_a_condor_dagman_beside_the_package_nothing_is_submitted(cell, workdir, tmp_path):
-    """A gridtools whose bin/ holds no condor_dagman (a package found through a link in a
-    folder without one) refuses the DAG, in HTCondor's words, before it touches the files
-    of an earlier run (-f would remove them) and submits nothing."""
+    """A gridtools with no folder of commands (a package found through a link in a folder
+    without bin/, run by an interpreter with no launchers beside it) refuses the DAG, in
+    HTCondor's words, before it touches the files of an earlier run (-f would remove
+    them) and submits nothing."""
     os.mkdir(tmp_path / "src")
     os.symlink(os.path.join(REPO, "src", "gridtools"), tmp_path / "src" / "gridtools")
+    os.mkdir(tmp_path / "python")
+    python = str(tmp_path / "python" / "python3")
+    os.symlink(os.path.realpath(sys.executable), python)
     gated_dag(workdir)
     write(workdir, "diamond.dag.condor.sub", "# an earlier run's\n", mode=0o644)
     env = {k: v for k, v in cell.env.items() if k != "PYTHONPATH"}
     code = "import sys; sys.path.insert(0, sys.argv.pop(1)); from gridtools.cli.entry import run; " \
            "sys.exit(run('condor_submit_dag', sys.argv[1:]))"
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "src"), "-f", "diamond.dag"],
+    proc = subprocess.run([python, "-c", code, str(tmp_path / "src"), "-f", "diamond.dag"],
                           cwd=workdir, env=env, capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stdout) == (1, "")
-    assert proc.stderr == f"ERROR: Failed to locate condor_dagman executable in {tmp_path / 'bin'}\n"
+    assert proc.stderr == "ERROR: Failed to locate condor_dagman executable in PATH\n"
     with open(os.path.join(workdir, "diamond.dag.condor.sub")) as fh:
         assert fh.read() == "# an earlier run's\n"
     assert cell.run("condor_q", "-af", "ClusterId").stdout == ""

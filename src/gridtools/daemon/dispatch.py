@@ -11,7 +11,7 @@ import pwd
 import signal
 import time
 
-from gridtools import cell
+from gridtools import binpath, cell
 from gridtools.daemon import apply, condorjob, crash, devices, execd, jobside, parnodes, petask, view
 from gridtools.exec import ckpt, client, launch, load, poolplugins, tasklock, tmpdir
 from gridtools.exec import plan as plan_mod
@@ -397,7 +397,7 @@ def _task_context(job, number, granted, q, gconf, pe=""):
         "restarted": job.task(number).restarted, "queue_shell": str(q("shell") or "/bin/sh"),
         "shell_start_mode": str(q("shell_start_mode") or "posix_compliant"),
         "login_shells": _login_shells(gconf), "has_shebang": spec.get("has_shebang", False),
-        "binary_path": binary_path(),
+        "binary_path": binpath.binary_path(),
         "execd_pidfile": execd.host_dir(host, "execd.pid") if execd.registered(host)
         else cell.spool("daemon.pid"),
     }
@@ -411,33 +411,6 @@ def _task_context(job, number, granted, q, gconf, pe=""):
     if ctx["shell_start_mode"] == "unix_behavior":
         ctx["has_shebang"] = _has_shebang(script)
     return ctx
-
-
-_BINARY_PATH = []
-
-
-def binary_path():
-    """The folder of the gridtools commands (``SGE_BINARY_PATH``): the bin/ of the
-    checkout this package lies in, else the launchers beside this interpreter (an
-    installed copy's bin/); "" when neither holds gridtools' own qsub."""
-    if not _BINARY_PATH:
-        import sys
-        src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        found = ""
-        for folder in (os.path.join(os.path.dirname(src), "bin"), os.path.dirname(sys.executable)):
-            if _is_launcher(os.path.join(folder, "qsub")):
-                found = folder
-                break
-        _BINARY_PATH.append(found)
-    return _BINARY_PATH[0]
-
-
-def _is_launcher(path):
-    try:
-        with open(path, "rb") as fh:
-            return os.access(path, os.X_OK) and b"gridtools" in fh.read(512)
-    except OSError:
-        return False
 
 
 class _QueueValues:

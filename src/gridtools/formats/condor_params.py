@@ -262,6 +262,6 @@ def addresses():
 def release_dir():
     """The folder whose bin/ holds the gridtools commands (a checkout or an installed
     copy), or "" when none is found."""
-    from gridtools.daemon.dispatch import binary_path
+    from gridtools.binpath import binary_path
     found = binary_path()
     return found.rpartition("/")[0]

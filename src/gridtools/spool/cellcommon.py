@@ -147,6 +147,6 @@ def _jsv_library(root):
 
 def ensure_here(root):
     """``ensure`` with this installation's commands folder and this machine's architecture."""
-    from gridtools.daemon.dispatch import binary_path
+    from gridtools.binpath import binary_path
     from gridtools.exec.load import arch
     return ensure(root, binary_path(), arch())

@@ -100,18 +100,15 @@ COMMAND = "condor_dagman"
 def executable():
     """The path of the ``condor_dagman`` launcher the DAGMan job runs (its ``executable``,
     so its ad's Cmd, as HTCondor's condor_submit_dag names its condor_dagman): the one
-    beside this package, in a checkout's bin/ (the package in its src/) or in the bin/ of
-    the prefix it is installed in (the package in lib/pythonX.Y/site-packages/), where
-    the launcher finds the package again. GridError, in HTCondor's words, when there is
-    none that can be run."""
-    import gridtools
-    lib = os.path.dirname(os.path.dirname(os.path.abspath(gridtools.__file__)))
-    top = os.path.dirname(lib) if os.path.basename(lib) == "src" else \
-        os.path.dirname(os.path.dirname(os.path.dirname(lib)))
-    path = os.path.join(top, "bin", COMMAND)
-    if os.path.isfile(path) and os.access(path, os.X_OK):
+    in the folder of this installation's commands (``binpath.binary_path``, the
+    SGE_BINARY_PATH of its jobs). GridError, in HTCondor's words, when there is none
+    that can be run."""
+    from gridtools.binpath import binary_path, is_launcher
+    folder = binary_path()
+    path = os.path.join(folder, COMMAND)
+    if folder and is_launcher(path):
         return path
-    raise GridError(f"ERROR: Failed to locate {COMMAND} executable in {os.path.dirname(path)}", 1)
+    raise GridError(f"ERROR: Failed to locate {COMMAND} executable in {folder or 'PATH'}", 1)
 
 
 def job_arguments(dag, opts):
