@@ -294,13 +294,25 @@ def test_clear_queue_error_state(cell, workdir):
     cell.wait_finished(jid)
 
 
-def _thaw(pid):
-    """Thaw the cgroup of process ``pid`` (a suspended job's is frozen as well)."""
+def _cgroup(pid):
+    """The folder of the cgroup of process ``pid``."""
     with open(f"/proc/{pid}/cgroup") as fh:
         group = [line[3:].strip() for line in fh if line.startswith("0::")][0]
     with open("/proc/self/mounts") as fh:
         mount = [line.split()[1] for line in fh if line.split()[2] == "cgroup2"][0]
-    with open(f"{mount}{group}/cgroup.freeze", "w") as fh:
+    return f"{mount}{group}"
+
+
+def _frozen(pid):
+    """True once the cgroup of process ``pid`` is frozen (a suspended job's is frozen
+    after its processes stopped)."""
+    with open(f"{_cgroup(pid)}/cgroup.events") as fh:
+        return "frozen 1" in fh.read().split("\n")
+
+
+def _thaw(pid):
+    """Thaw the cgroup of process ``pid`` (a suspended job's is frozen as well)."""
+    with open(f"{_cgroup(pid)}/cgroup.freeze", "w") as fh:
         fh.write("0")
 
 
@@ -309,7 +321,7 @@ def test_force_resends_the_state(cell, workdir):
     wait_state(cell, jid, "r")
     pid = job_pid(cell, jid)
     cell.run("qmod", "-s", "all.q", check=True)
-    wait_for(lambda: stopped(pid))
+    wait_for(lambda: stopped(pid) and _frozen(pid))     # (stopped first, then frozen)
     _thaw(pid)                            # root continued the job behind the daemon's back
     os.kill(pid, 18)
     wait_for(lambda: running(pid))
